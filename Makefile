@@ -1,0 +1,39 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# make            build kweb.ko for KDIR (default: the running kernel)
+# make run        boot a guest serving examples/www on http://127.0.0.1:8080/
+# make check      everything: lint, both kernels, KUnit, integration tests
+# make quick      the fast loop: stock 6.12 integration tests only
+# make lint       checkpatch, sparse (C=2) and W=1 against both kernels
+
+KDIR ?= /lib/modules/$(shell uname -r)/build
+BUILD ?= $(CURDIR)/build/$(notdir $(realpath $(KDIR)))
+
+all: modules
+
+# Kbuild before 6.13 writes objects next to their sources, so each kernel
+# gets its own copy of the tree under build/.
+modules:
+	@mkdir -p $(BUILD)
+	@rsync -a --delete-excluded --include='*/' --include='Kbuild' \
+		--include='*.[ch]' --exclude='*' \
+		Kbuild kmod kunit uapi $(BUILD)/
+	$(MAKE) -C $(KDIR) M=$(BUILD) $(if $(W),W=$(W)) $(if $(C),C=$(C)) modules
+	@echo "built $(BUILD)/kweb.ko"
+
+run:
+	scripts/run.sh
+
+check:
+	scripts/check.sh
+
+quick:
+	scripts/check.sh --quick
+
+lint:
+	scripts/lint.sh
+
+clean:
+	rm -rf build
+
+.PHONY: all modules run check quick lint clean

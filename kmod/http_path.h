@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Request-target to file path: strip the absolute-form prefix, split off
+ * the query, percent-decode and normalize. Pure logic.
+ */
+#ifndef KWEB_HTTP_PATH_H
+#define KWEB_HTTP_PATH_H
+
+#include "pure.h"
+
+struct kweb_target {
+	struct kweb_str raw_path;	/* path part of the target, still encoded */
+	struct kweb_str query;		/* after '?', empty if none */
+	bool has_query;			/* a '?' was present, even with nothing after it */
+	u32 path_len;			/* strlen of the normalized path */
+	bool trailing_slash;		/* normalized path ends in '/' */
+};
+
+/*
+ * Decode target[0..len) into out (NUL-terminated, outsz bytes). The result
+ * starts with '/', has no empty, "." or ".." segments and keeps a trailing
+ * '/' if the decoded path had one (including one left by a final "." or
+ * ".." segment). Returns 0, -EINVAL for a target that must get 400 (not
+ * origin- or absolute-form, bad percent-encoding, a decoded NUL or control
+ * character, ".." above the root, '#'), or -ENAMETOOLONG when the result
+ * does not fit in out.
+ */
+int kweb_path_normalize(const char *target, size_t len, char *out,
+			size_t outsz, struct kweb_target *t);
+
+#endif /* KWEB_HTTP_PATH_H */

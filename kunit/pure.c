@@ -1,0 +1,12 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The pure-logic sources of kweb.ko, built once more into kweb_test.ko so
+ * the suites test exactly the code the server runs.
+ */
+#include "../kmod/http_parse.c"
+#include "../kmod/http_path.c"
+#include "../kmod/http_range.c"
+#include "../kmod/http_date.c"
+#include "../kmod/http_cond.c"
+#include "../kmod/mime.c"
+#include "../kmod/response.c"
