@@ -17,14 +17,17 @@ int kweb_etag_format(char *buf, s64 mtime, u64 size);
 
 /*
  * If-None-Match: true when the field value (a list of entity tags or "*")
- * matches etag by weak comparison.
+ * matches etag by weak comparison. etag is as kweb_etag_format() makes it,
+ * quotes included. A list with anything but entity tags in it matches
+ * nothing.
  */
 bool kweb_if_none_match(const char *v, size_t len, const char *etag,
 			size_t etag_len);
 
 /*
  * If-Range: true when the range may be applied, i.e. the value is a strong
- * entity tag equal to etag, or an HTTP date equal to mtime.
+ * entity tag equal to etag, or an HTTP date equal to mtime. A weak tag on
+ * either side, a list, or anything invalid is false: send the whole file.
  */
 bool kweb_if_range(const char *v, size_t len, const char *etag,
 		   size_t etag_len, s64 mtime);

@@ -9,6 +9,9 @@
 
 #include "pure.h"
 
+/* More field lines than this is 431, whatever their size. */
+#define KWEB_MAX_FIELDS 100
+
 enum kweb_method {
 	KWEB_METHOD_OTHER,	/* any other valid token; see kweb_request.method_str */
 	KWEB_METHOD_GET,
@@ -21,6 +24,17 @@ enum kweb_parse_result {
 	KWEB_PARSE_ERROR,	/* invalid; status says which error to answer */
 };
 
+/*
+ * The slices point into the parsed buffer. A field that was not sent has
+ * .p == NULL; one sent with an empty value has .p != NULL and .len == 0.
+ * Values are trimmed of OWS. A repeated Range or If-Range is not an error:
+ * the slice then holds the repeated field's name instead of a value, which
+ * neither kweb_range_parse() nor kweb_if_range() accepts, so the request
+ * gets the whole file. A repeated If-None-Match or If-Modified-Since keeps
+ * the first. Host is checked against the characters of uri-host and port
+ * (and "..", like nginx); a bad or repeated one is 400. HTTP/1.0 requests
+ * never get upgrade or expect_continue (RFC 9110 7.8 and 10.1.1).
+ */
 struct kweb_request {
 	u32 head_len;		/* request line + fields + blank line */
 	u16 status;		/* with KWEB_PARSE_ERROR: 400, 414, 431, 501, 505 */
@@ -49,6 +63,12 @@ struct kweb_request {
  * len >= max_head and no head has ended within it, the result is an error
  * with status 414 if the request line has not ended, 431 otherwise. A prefix
  * that can no longer become valid is an error at once, before the head ends.
+ * More than KWEB_MAX_FIELDS field lines is 431 too. With the HTTP/2
+ * preface (only as the first bytes of buf) the result is OK, h2_preface is
+ * set and head_len is 24; any other version but 1.x is 505. Transfer-Encoding
+ * with a coding other than chunked is 501; in HTTP/1.0, alongside
+ * Content-Length, empty, or with chunked twice it is 400. On ERROR only
+ * status is meaningful; on INCOMPLETE nothing is.
  */
 enum kweb_parse_result kweb_http_parse(const char *buf, size_t len,
 				       size_t max_head,

@@ -22,8 +22,11 @@ struct kweb_target {
  * '/' if the decoded path had one (including one left by a final "." or
  * ".." segment). Returns 0, -EINVAL for a target that must get 400 (not
  * origin- or absolute-form, bad percent-encoding, a decoded NUL or control
- * character, ".." above the root, '#'), or -ENAMETOOLONG when the result
- * does not fit in out.
+ * character, ".." above the root, '#', userinfo or an empty authority in
+ * absolute-form), or -ENAMETOOLONG when the result does not fit in out
+ * (a segment that a later ".." removes still needs room when it is read).
+ * %2F separates segments like '/'; the query is not decoded. raw_path is
+ * empty for an absolute-form target without a path.
  */
 int kweb_path_normalize(const char *target, size_t len, char *out,
 			size_t outsz, struct kweb_target *t);

@@ -1,0 +1,396 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Connections: adopted from a listener's accept queue, driven by their
+ * socket callbacks, served by a work item under lock_sock().
+ *
+ * Lifetime: conn->ref has one reference for the owner (dropped when the
+ * connection is closed) and one for each queued run of conn->work. The
+ * callbacks find the connection through sk_user_data under
+ * sk_callback_lock, which kweb_conn_close() clears before it drops the
+ * owner's reference, so a callback never sees a freed connection. Only
+ * the work item closes a connection; everything else asks it to.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/jiffies.h>
+#include <linux/slab.h>
+#include <net/inet_connection_sock.h>
+#include <net/request_sock.h>
+#include <net/tcp.h>
+
+#include "kweb.h"
+#include "recv.h"
+
+struct workqueue_struct *kweb_wq;
+
+static void kweb_conn_free(struct kref *ref)
+{
+	struct kweb_conn *conn = container_of(ref, struct kweb_conn, ref);
+
+	kfree(conn->buf);
+	kfree(conn);
+}
+
+static void kweb_conn_put(struct kweb_conn *conn)
+{
+	kref_put(&conn->ref, kweb_conn_free);
+}
+
+static void kweb_conn_queue(struct kweb_conn *conn)
+{
+	kref_get(&conn->ref);
+	if (!queue_work(kweb_wq, &conn->work))
+		kweb_conn_put(conn);
+}
+
+/* Callbacks: softirq or process context, never sleep. */
+
+static void kweb_conn_data_ready(struct sock *sk)
+{
+	struct kweb_conn *conn;
+
+	read_lock_bh(&sk->sk_callback_lock);
+	conn = sk->sk_user_data;
+	if (conn)
+		kweb_conn_queue(conn);
+	read_unlock_bh(&sk->sk_callback_lock);
+}
+
+static void kweb_conn_write_space(struct sock *sk)
+{
+	struct kweb_conn *conn;
+
+	read_lock_bh(&sk->sk_callback_lock);
+	conn = sk->sk_user_data;
+	/* As sk_stream_write_space(): only once a useful amount is free. */
+	if (conn && sk_stream_is_writeable(sk)) {
+		clear_bit(SOCK_NOSPACE, &sk->sk_socket->flags);
+		kweb_conn_queue(conn);
+	}
+	read_unlock_bh(&sk->sk_callback_lock);
+}
+
+static void kweb_conn_state_change(struct sock *sk)
+{
+	kweb_conn_data_ready(sk);
+}
+
+static void kweb_conn_timeout(struct timer_list *t)
+{
+	struct kweb_conn *conn = from_timer(conn, t, timer);
+
+	WRITE_ONCE(conn->timed_out, true);
+	kweb_conn_queue(conn);
+}
+
+static void kweb_conn_arm(struct kweb_conn *conn, unsigned int seconds)
+{
+	mod_timer(&conn->timer, jiffies + seconds * HZ);
+}
+
+/* The response is out: linger or wait for the next request. */
+static void kweb_conn_response_done(struct kweb_conn *conn)
+{
+	bool keep_alive = conn->resp.keep_alive;
+
+	kweb_response_release(&conn->resp);
+	conn->nr_requests++;
+	if (!keep_alive) {
+		/*
+		 * Half-close and drain instead of closing outright: closing
+		 * with unread data sends a RST that can destroy the response
+		 * before the client reads it.
+		 */
+		conn->state = KWEB_CONN_LINGER;
+		conn->shutdown_pending = true;
+		kweb_conn_arm(conn, conn->srv->limits.linger_timeout);
+		return;
+	}
+	conn->state = KWEB_CONN_READ;
+	conn->peeked = 0;
+	conn->idle = true;
+	kweb_conn_arm(conn, conn->srv->limits.keepalive_timeout);
+}
+
+/*
+ * Take the next request off the receive queue, if a whole head is there.
+ * Returns true when a response has been prepared.
+ */
+static bool kweb_conn_read(struct kweb_conn *conn)
+{
+	struct sock *sk = conn->sk;
+	size_t max = conn->srv->limits.max_header_size;
+	struct kweb_request req;
+	enum kweb_parse_result res;
+
+	if (conn->discard) {
+		conn->discard -= kweb_recv_consume(sk, conn->discard);
+		if (conn->discard) {
+			if (kweb_recv_eof(sk))
+				conn->state = KWEB_CONN_DONE;
+			return false;
+		}
+	}
+
+	conn->peeked += kweb_recv_peek(sk, conn->peeked,
+				       conn->buf + conn->peeked,
+				       max - conn->peeked);
+	if (!conn->peeked) {
+		if (kweb_recv_eof(sk))
+			conn->state = KWEB_CONN_DONE;
+		return false;
+	}
+	if (conn->idle) {
+		/* The first bytes of a request start its header timeout. */
+		conn->idle = false;
+		kweb_conn_arm(conn, conn->srv->limits.header_timeout);
+	}
+
+	res = kweb_http_parse(conn->buf, conn->peeked, max, &req);
+	if (res == KWEB_PARSE_INCOMPLETE) {
+		/* A partial request and then EOF: nothing to answer. */
+		if (kweb_recv_eof(sk))
+			conn->state = KWEB_CONN_DONE;
+		return false;
+	}
+	if (res == KWEB_PARSE_ERROR) {
+		kweb_response_error(conn, req.status,
+				    req.method == KWEB_METHOD_HEAD, false);
+		return true;
+	}
+
+	kweb_recv_consume(sk, req.head_len);
+	conn->peeked = 0;
+	conn->discard = req.has_content_length ? req.content_length : 0;
+	kweb_request_handle(conn, &req);
+	return true;
+}
+
+/* Our FIN is out: drop whatever still arrives until the peer's FIN. */
+static void kweb_conn_linger(struct kweb_conn *conn)
+{
+	while (kweb_recv_consume(conn->sk, SIZE_MAX))
+		;
+	if (kweb_recv_eof(conn->sk))
+		conn->state = KWEB_CONN_DONE;
+}
+
+/* Advance the connection as far as it goes without waiting. */
+static void kweb_conn_run(struct kweb_conn *conn)
+{
+	struct sock *sk = conn->sk;
+	int err;
+
+	if (READ_ONCE(conn->abort) || sk->sk_err ||
+	    sk->sk_state == TCP_CLOSE) {
+		conn->state = KWEB_CONN_DONE;
+		return;
+	}
+	if (READ_ONCE(conn->timed_out)) {
+		WRITE_ONCE(conn->timed_out, false);
+		/* A stale expiry after the timer was re-armed is ignored. */
+		if (!timer_pending(&conn->timer)) {
+			conn->state = KWEB_CONN_DONE;
+			return;
+		}
+	}
+
+	for (;;) {
+		switch (conn->state) {
+		case KWEB_CONN_SEND:
+			err = kweb_send_response(conn);
+			if (err == -EAGAIN) {
+				/* sk_write_space() brings us back. */
+				kweb_conn_arm(conn,
+					      conn->srv->limits.send_timeout);
+				return;
+			}
+			if (err) {
+				conn->state = KWEB_CONN_DONE;
+				return;
+			}
+			kweb_conn_response_done(conn);
+			break;
+		case KWEB_CONN_READ:
+			if (!kweb_conn_read(conn))
+				return;
+			break;
+		case KWEB_CONN_LINGER:
+			kweb_conn_linger(conn);
+			return;
+		case KWEB_CONN_DONE:
+			return;
+		}
+	}
+}
+
+static void kweb_conn_restore_callbacks(struct kweb_conn *conn)
+{
+	struct sock *sk = conn->sk;
+	struct kweb_listener *l = conn->listener;
+
+	write_lock_bh(&sk->sk_callback_lock);
+	sk->sk_user_data = NULL;
+	sk->sk_data_ready = l->orig_data_ready;
+	sk->sk_write_space = l->orig_write_space;
+	sk->sk_state_change = l->orig_state_change;
+	write_unlock_bh(&sk->sk_callback_lock);
+}
+
+static void kweb_conn_close(struct kweb_conn *conn)
+{
+	struct kweb_server *srv = conn->srv;
+
+	kweb_conn_restore_callbacks(conn);
+	del_timer_sync(&conn->timer);
+	kweb_response_release(&conn->resp);
+	sock_release(conn->sock);
+	if (conn->req)
+		reqsk_put(conn->req);
+
+	spin_lock(&srv->conns_lock);
+	list_del(&conn->node);
+	if (!--srv->nr_conns)
+		wake_up(&srv->conns_wq);
+	spin_unlock(&srv->conns_lock);
+	kweb_stat_add(KWEB_STAT_CONN_CLOSED, 1);
+	kweb_conn_put(conn);
+}
+
+static void kweb_conn_work(struct work_struct *work)
+{
+	struct kweb_conn *conn = container_of(work, struct kweb_conn, work);
+	bool done;
+
+	if (conn->closed)
+		goto out;
+	lock_sock(conn->sk);
+	kweb_conn_run(conn);
+	done = conn->state == KWEB_CONN_DONE;
+	release_sock(conn->sk);
+
+	if (done) {
+		conn->closed = true;
+		kweb_conn_close(conn);
+	} else if (conn->shutdown_pending) {
+		conn->shutdown_pending = false;
+		kernel_sock_shutdown(conn->sock, SHUT_WR);
+	}
+out:
+	kweb_conn_put(conn);
+}
+
+/* Close a child that never became a connection. */
+static void kweb_child_drop(struct request_sock *req, struct sock *child)
+{
+	if (req)
+		reqsk_put(req);
+	child->sk_prot->close(child, 0);
+}
+
+/*
+ * Take over a child popped from l's accept queue (process context). req is
+ * kept for a later handoff; NULL for a Fast Open child, whose request the
+ * listener still owns.
+ */
+void kweb_conn_adopt(struct kweb_listener *l, struct request_sock *req,
+		     struct sock *child)
+{
+	struct kweb_server *srv = l->srv;
+	struct kweb_conn *conn;
+	struct socket *sock;
+	size_t bufsz = srv->limits.max_header_size + PATH_MAX + KWEB_HDR_MAX;
+
+	conn = kzalloc(sizeof(*conn), GFP_KERNEL);
+	if (!conn)
+		goto drop;
+	conn->buf = kmalloc(bufsz, GFP_KERNEL);
+	if (!conn->buf)
+		goto drop_conn;
+	/*
+	 * A struct socket of our own: TCP signals send space through
+	 * sk->sk_socket (SOCK_NOSPACE), and sock_release() closes cleanly.
+	 */
+	if (sock_create_lite(child->sk_family, SOCK_STREAM, IPPROTO_TCP,
+			     &sock))
+		goto drop_conn;
+	sock->ops = l->sock->ops;
+	__module_get(sock->ops->owner);
+	sock_graft(child, sock);
+	sock->state = SS_CONNECTED;
+
+	conn->sk = child;
+	conn->sock = sock;
+	conn->req = req;
+	conn->srv = srv;
+	conn->listener = l;
+	conn->path = conn->buf + srv->limits.max_header_size;
+	conn->resp.hdr = conn->path + PATH_MAX;
+	conn->state = KWEB_CONN_READ;
+	conn->idle = true;
+	kref_init(&conn->ref);
+	INIT_WORK(&conn->work, kweb_conn_work);
+	timer_setup(&conn->timer, kweb_conn_timeout, 0);
+
+	/* Responses are whole; Nagle would only delay pipelined ones. */
+	tcp_sock_set_nodelay(child);
+
+	spin_lock(&srv->conns_lock);
+	if (srv->stopping) {
+		spin_unlock(&srv->conns_lock);
+		sock_release(sock);
+		if (req)
+			reqsk_put(req);
+		kfree(conn->buf);
+		kfree(conn);
+		return;
+	}
+	list_add(&conn->node, &srv->conns);
+	srv->nr_conns++;
+	spin_unlock(&srv->conns_lock);
+	kweb_stat_add(KWEB_STAT_CONN_ACCEPTED, 1);
+
+	write_lock_bh(&child->sk_callback_lock);
+	child->sk_user_data = conn;
+	child->sk_data_ready = kweb_conn_data_ready;
+	child->sk_write_space = kweb_conn_write_space;
+	child->sk_state_change = kweb_conn_state_change;
+	write_unlock_bh(&child->sk_callback_lock);
+
+	kweb_conn_arm(conn, srv->limits.header_timeout);
+	/* Whatever arrived before the callbacks were ours. */
+	kweb_conn_queue(conn);
+	return;
+
+drop_conn:
+	kfree(conn->buf);
+	kfree(conn);
+drop:
+	kweb_child_drop(req, child);
+}
+
+/* Close every connection of srv and wait until they are gone. */
+void kweb_conns_stop(struct kweb_server *srv)
+{
+	struct kweb_conn *conn;
+
+	spin_lock(&srv->conns_lock);
+	srv->stopping = true;
+	list_for_each_entry(conn, &srv->conns, node) {
+		WRITE_ONCE(conn->abort, true);
+		kweb_conn_queue(conn);
+	}
+	spin_unlock(&srv->conns_lock);
+	wait_event(srv->conns_wq, !READ_ONCE(srv->nr_conns));
+}
+
+int kweb_conn_init(void)
+{
+	kweb_wq = alloc_workqueue(KWEB_NAME, 0, 0);
+	return kweb_wq ? 0 : -ENOMEM;
+}
+
+void kweb_conn_exit(void)
+{
+	destroy_workqueue(kweb_wq);
+}

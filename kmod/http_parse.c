@@ -1,0 +1,502 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * HTTP/1.x request head parser (RFC 9110, RFC 9112).
+ *
+ * The parser keeps no state between calls: the caller hands it everything
+ * received so far and it starts again from the first byte. A head is a few
+ * hundred bytes, so scanning it again costs less than the bookkeeping of a
+ * resumable parser, and one pass over the bytes is easier to get right.
+ *
+ * Every byte is checked as soon as it is seen, so a prefix that can never
+ * become a valid head is an error at once; the meaning of a field value
+ * (Content-Length digits, Transfer-Encoding codings, ...) is checked as
+ * soon as its line ends.
+ */
+#include "http_parse.h"
+
+/* Internal result of the helpers below: carry on, or wait for more bytes. */
+#define KWEB_HP_DONE		0
+#define KWEB_HP_MORE		1
+/* kweb_hp_eol() found neither CR nor LF. */
+#define KWEB_HP_NOT_EOL		2
+
+/* RFC 9112 2.2 lets us skip empty lines before the request line. */
+#define KWEB_HP_MAX_EMPTY_LINES	8
+
+static const char kweb_hp_h2[] = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+#define KWEB_HP_PREFACE_LEN	(sizeof(kweb_hp_h2) - 1)
+/* "PRI * HTTP/2.0\r\n", the preface's request line */
+#define KWEB_HP_PREFACE_LINE	16
+
+struct kweb_hp {
+	const char *buf;
+	size_t end;		/* bytes we may read: min(len, max_head) */
+	struct kweb_request *req;
+	bool line_done;		/* the request line has ended */
+	u32 fields;
+	bool conn_close;
+	bool conn_keep_alive;
+	bool te_seen;
+	u32 te_codings;
+};
+
+static bool kweb_hp_tchar(unsigned char c)
+{
+	if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	    (c >= '0' && c <= '9'))
+		return true;
+	switch (c) {
+	case '!': case '#': case '$': case '%': case '&': case '\'':
+	case '*': case '+': case '-': case '.': case '^': case '_':
+	case '`': case '|': case '~':
+		return true;
+	}
+	return false;
+}
+
+/* Anything visible, and obs-text like nginx; never SP, CTL or DEL. */
+static bool kweb_hp_target_char(unsigned char c)
+{
+	return c > 0x20 && c != 0x7f;
+}
+
+/* field-content: VCHAR, obs-text, SP and HTAB. */
+static bool kweb_hp_value_char(unsigned char c)
+{
+	return c == '\t' || (c >= 0x20 && c != 0x7f);
+}
+
+static bool kweb_hp_ows(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+static char kweb_hp_lower(char c)
+{
+	return c >= 'A' && c <= 'Z' ? c + ('a' - 'A') : c;
+}
+
+/* Does p[0..len) equal the lower-case string lc, ignoring case? */
+static bool kweb_hp_ieq(const char *p, size_t len, const char *lc)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (!lc[i] || kweb_hp_lower(p[i]) != lc[i])
+			return false;
+	return !lc[len];
+}
+
+static bool kweb_hp_str_is(struct kweb_str s, const char *lit)
+{
+	size_t i;
+
+	for (i = 0; i < s.len; i++)
+		if (!lit[i] || s.p[i] != lit[i])
+			return false;
+	return !lit[s.len];
+}
+
+static struct kweb_str kweb_hp_slice(const char *b, size_t from, size_t to)
+{
+	struct kweb_str s = { .p = b + from, .len = (u32)(to - from) };
+
+	return s;
+}
+
+/*
+ * Consume a line end at *i: CRLF, or a bare LF (RFC 9112 2.2). A CR that
+ * is followed by anything else is an error: some parsers take it for a line
+ * end and some do not, which is what request smuggling feeds on.
+ */
+static int kweb_hp_eol(const char *b, size_t end, size_t *i)
+{
+	if (*i == end)
+		return KWEB_HP_MORE;
+	if (b[*i] == '\n') {
+		*i += 1;
+		return KWEB_HP_DONE;
+	}
+	if (b[*i] != '\r')
+		return KWEB_HP_NOT_EOL;
+	if (*i + 1 == end)
+		return KWEB_HP_MORE;
+	if (b[*i + 1] != '\n')
+		return 400;
+	*i += 2;
+	return KWEB_HP_DONE;
+}
+
+/*
+ * Host is uri-host [ ":" port ]; accept the characters of reg-name,
+ * IP-literal and port. Like nginx, also refuse "..", which no DNS name has
+ * and which would be dangerous if the name ever reached a file path.
+ */
+static bool kweb_hp_host_ok(struct kweb_str v)
+{
+	u32 i;
+
+	for (i = 0; i < v.len; i++) {
+		unsigned char c = v.p[i];
+
+		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		    (c >= '0' && c <= '9'))
+			continue;
+		switch (c) {
+		case '.':
+			if (i && v.p[i - 1] == '.')
+				return false;
+			continue;
+		case '-': case '_': case '~': case '!': case '$': case '&':
+		case '\'': case '(': case ')': case '*': case '+': case ',':
+		case ';': case '=': case ':': case '%': case '[': case ']':
+			continue;
+		}
+		return false;
+	}
+	return true;
+}
+
+/* 1*DIGIT into a u64; no sign, no spaces, no list. */
+static int kweb_hp_content_length(struct kweb_str v, u64 *out)
+{
+	u64 n = 0;
+	u32 i;
+
+	if (!v.len)
+		return 400;
+	for (i = 0; i < v.len; i++) {
+		unsigned int d = (unsigned char)v.p[i] - '0';
+
+		if (d > 9)
+			return 400;
+		if (n > (~0ULL - d) / 10)
+			return 400;
+		n = n * 10 + d;
+	}
+	*out = n;
+	return KWEB_HP_DONE;
+}
+
+/*
+ * Walk a comma-separated list (RFC 9110 5.6.1): calls back with each
+ * element, OWS trimmed, empty elements skipped. Returns the first non-zero
+ * result of the callback.
+ */
+static int kweb_hp_list(struct kweb_hp *h, struct kweb_str v,
+			int (*fn)(struct kweb_hp *h, const char *p,
+				  size_t len))
+{
+	u32 i = 0;
+
+	while (i < v.len) {
+		u32 s, e;
+		int rc;
+
+		while (i < v.len && (kweb_hp_ows(v.p[i]) || v.p[i] == ','))
+			i++;
+		s = i;
+		while (i < v.len && v.p[i] != ',')
+			i++;
+		e = i;
+		while (e > s && kweb_hp_ows(v.p[e - 1]))
+			e--;
+		if (e == s)
+			continue;
+		rc = fn(h, v.p + s, e - s);
+		if (rc)
+			return rc;
+	}
+	return KWEB_HP_DONE;
+}
+
+static int kweb_hp_connection_opt(struct kweb_hp *h, const char *p,
+				  size_t len)
+{
+	if (kweb_hp_ieq(p, len, "close"))
+		h->conn_close = true;
+	else if (kweb_hp_ieq(p, len, "keep-alive"))
+		h->conn_keep_alive = true;
+	return KWEB_HP_DONE;
+}
+
+/*
+ * kweb reads no request bodies beyond framing them, and the only coding
+ * that frames one is chunked; like nginx, every other coding is one we do
+ * not understand (501, RFC 9112 6.1), parameters included. chunked twice
+ * is not a valid message (RFC 9112 6.1), hence 400.
+ */
+static int kweb_hp_coding(struct kweb_hp *h, const char *p, size_t len)
+{
+	size_t i;
+
+	h->te_codings++;
+	for (i = 0; i < len; i++)
+		if (!kweb_hp_tchar(p[i]))
+			return p[i] == ';' || kweb_hp_ows(p[i]) ? 501 : 400;
+	if (!kweb_hp_ieq(p, len, "chunked"))
+		return 501;
+	if (h->req->chunked)
+		return 400;
+	h->req->chunked = true;
+	return KWEB_HP_DONE;
+}
+
+static int kweb_hp_transfer_encoding(struct kweb_hp *h, struct kweb_str v)
+{
+	struct kweb_request *req = h->req;
+	u32 before = h->te_codings;
+	int rc;
+
+	/* An HTTP/1.0 message with it is faulty (RFC 9112 6.1). */
+	if (req->minor == 0)
+		return 400;
+	/* Both framings at once: the classic smuggling vector (6.3). */
+	if (req->has_content_length)
+		return 400;
+	h->te_seen = true;
+	rc = kweb_hp_list(h, v, kweb_hp_coding);
+	if (rc)
+		return rc;
+	/* 1#transfer-coding: an empty list is not one. */
+	return h->te_codings == before ? 400 : KWEB_HP_DONE;
+}
+
+/*
+ * Act on one field line. A repeated Range or If-Range is not an error, but
+ * the slice then holds the name of the repeated field instead of a value,
+ * which kweb_range_parse() and kweb_if_range() never accept, so the whole
+ * file is sent; repeated If-None-Match and If-Modified-Since keep the first.
+ */
+static int kweb_hp_field(struct kweb_hp *h, struct kweb_str name,
+			 struct kweb_str v)
+{
+	struct kweb_request *req = h->req;
+	const char *n = name.p;
+	size_t nl = name.len;
+
+	if (kweb_hp_ieq(n, nl, "host")) {
+		if (req->host.p || !kweb_hp_host_ok(v))
+			return 400;
+		req->host = v;
+	} else if (kweb_hp_ieq(n, nl, "connection")) {
+		return kweb_hp_list(h, v, kweb_hp_connection_opt);
+	} else if (kweb_hp_ieq(n, nl, "content-length")) {
+		/* Any repeat, even an equal one, is refused like nginx. */
+		if (req->has_content_length || h->te_seen)
+			return 400;
+		if (kweb_hp_content_length(v, &req->content_length))
+			return 400;
+		req->has_content_length = true;
+	} else if (kweb_hp_ieq(n, nl, "transfer-encoding")) {
+		return kweb_hp_transfer_encoding(h, v);
+	} else if (kweb_hp_ieq(n, nl, "range")) {
+		req->range = req->range.p ? name : v;
+	} else if (kweb_hp_ieq(n, nl, "if-range")) {
+		req->if_range = req->if_range.p ? name : v;
+	} else if (kweb_hp_ieq(n, nl, "if-none-match")) {
+		if (!req->if_none_match.p)
+			req->if_none_match = v;
+	} else if (kweb_hp_ieq(n, nl, "if-modified-since")) {
+		if (!req->if_modified_since.p)
+			req->if_modified_since = v;
+	} else if (req->minor == 0) {
+		/* HTTP/1.0: ignore Upgrade (RFC 9110 7.8) and Expect (10.1.1) */
+		return KWEB_HP_DONE;
+	} else if (kweb_hp_ieq(n, nl, "upgrade")) {
+		if (v.len)
+			req->upgrade = true;
+	} else if (kweb_hp_ieq(n, nl, "expect")) {
+		if (kweb_hp_ieq(v.p, v.len, "100-continue"))
+			req->expect_continue = true;
+	}
+	return KWEB_HP_DONE;
+}
+
+/*
+ * The HTTP/2 prior-knowledge preface must be the very first bytes of the
+ * connection (RFC 9113 3.4). Called for an HTTP/2.0 request line that
+ * starts the buffer: the preface, or a prefix of it, passes; any other
+ * HTTP/2.0 request is 505 like the rest of the versions we do not speak.
+ */
+static int kweb_hp_preface(struct kweb_hp *h)
+{
+	size_t n = h->end < KWEB_HP_PREFACE_LEN ? h->end : KWEB_HP_PREFACE_LEN;
+
+	if (memcmp(h->buf, kweb_hp_h2, n))
+		return 505;
+	if (n < KWEB_HP_PREFACE_LEN)
+		return KWEB_HP_MORE;
+	h->req->h2_preface = true;
+	h->req->head_len = KWEB_HP_PREFACE_LEN;
+	return KWEB_HP_DONE;
+}
+
+/* method SP request-target SP HTTP-version CRLF, from *pos. */
+static int kweb_hp_request_line(struct kweb_hp *h, size_t *pos)
+{
+	static const char proto[] = "HTTP/1.1";
+	struct kweb_request *req = h->req;
+	const char *b = h->buf;
+	size_t end = h->end;
+	size_t i = *pos, s = *pos, k;
+	int rc;
+
+	while (i < end && kweb_hp_tchar(b[i]))
+		i++;
+	if (i == end)
+		return KWEB_HP_MORE;
+	if (b[i] != ' ' || i == s)
+		return 400;
+	req->method_str = kweb_hp_slice(b, s, i);
+	if (kweb_hp_str_is(req->method_str, "GET"))
+		req->method = KWEB_METHOD_GET;
+	else if (kweb_hp_str_is(req->method_str, "HEAD"))
+		req->method = KWEB_METHOD_HEAD;
+
+	s = ++i;
+	while (i < end && kweb_hp_target_char(b[i]))
+		i++;
+	if (i == end)
+		return KWEB_HP_MORE;
+	/* Also catches HTTP/0.9's "GET /" CRLF: it has no version. */
+	if (b[i] != ' ' || i == s)
+		return 400;
+	req->target = kweb_hp_slice(b, s, i);
+
+	/* %s"HTTP" "/" DIGIT "." DIGIT, case-sensitive (RFC 9112 2.3) */
+	i++;
+	for (k = 0; k < sizeof(proto) - 1; k++, i++) {
+		if (i == end)
+			return KWEB_HP_MORE;
+		if (k == 5 || k == 7) {
+			if (b[i] < '0' || b[i] > '9')
+				return 400;
+		} else if (b[i] != proto[k]) {
+			return 400;
+		}
+	}
+	req->major = b[i - 3] - '0';
+	req->minor = b[i - 1] - '0';
+
+	rc = kweb_hp_eol(b, end, &i);
+	if (rc == KWEB_HP_NOT_EOL)
+		return 400;
+	if (rc)
+		return rc;
+	h->line_done = true;
+	*pos = i;
+
+	if (req->major != 1) {
+		if (*pos == KWEB_HP_PREFACE_LINE && req->major == 2 &&
+		    req->minor == 0)
+			return kweb_hp_preface(h);
+		return 505;
+	}
+	/* HTTP/1.N for N > 1 is read as 1.1 (RFC 9110 6.2), so keep-alive. */
+	req->keep_alive = req->minor != 0;
+	return KWEB_HP_DONE;
+}
+
+static int kweb_hp_head(struct kweb_hp *h)
+{
+	struct kweb_request *req = h->req;
+	const char *b = h->buf;
+	size_t end = h->end;
+	size_t i = 0;
+	unsigned int empty = 0;
+	int rc;
+
+	/* Empty lines some clients send after a POST body (RFC 9112 2.2). */
+	for (;;) {
+		rc = kweb_hp_eol(b, end, &i);
+		if (rc == KWEB_HP_NOT_EOL)
+			break;
+		if (rc)
+			return rc;
+		if (++empty > KWEB_HP_MAX_EMPTY_LINES)
+			return 400;
+	}
+
+	rc = kweb_hp_request_line(h, &i);
+	if (rc || req->h2_preface)
+		return rc;
+
+	for (;;) {
+		size_t s, e;
+		struct kweb_str name;
+
+		rc = kweb_hp_eol(b, end, &i);
+		if (rc == KWEB_HP_DONE)
+			break;
+		if (rc != KWEB_HP_NOT_EOL)
+			return rc;
+		/* obs-fold, or whitespace before the first field: 400 */
+		if (kweb_hp_ows(b[i]))
+			return 400;
+		if (++h->fields > KWEB_MAX_FIELDS)
+			return 431;
+
+		s = i;
+		while (i < end && kweb_hp_tchar(b[i]))
+			i++;
+		if (i == end)
+			return KWEB_HP_MORE;
+		/* Covers "Name :" and a line without a colon. */
+		if (b[i] != ':' || i == s)
+			return 400;
+		name = kweb_hp_slice(b, s, i);
+
+		s = ++i;
+		while (i < end && b[i] != '\r' && b[i] != '\n') {
+			if (!kweb_hp_value_char(b[i]))
+				return 400;
+			i++;
+		}
+		e = i;
+		rc = kweb_hp_eol(b, end, &i);
+		if (rc)
+			return rc;
+		while (s < e && kweb_hp_ows(b[s]))
+			s++;
+		while (e > s && kweb_hp_ows(b[e - 1]))
+			e--;
+		rc = kweb_hp_field(h, name, kweb_hp_slice(b, s, e));
+		if (rc)
+			return rc;
+	}
+
+	req->head_len = (u32)i;
+	/* RFC 9112 3.2: every HTTP/1.1 request names its Host. */
+	if (req->minor != 0 && !req->host.p)
+		return 400;
+	if (h->conn_close)
+		req->keep_alive = false;
+	else if (h->conn_keep_alive)
+		req->keep_alive = true;
+	return KWEB_HP_DONE;
+}
+
+enum kweb_parse_result kweb_http_parse(const char *buf, size_t len,
+				       size_t max_head,
+				       struct kweb_request *req)
+{
+	struct kweb_hp h = {
+		.buf = buf,
+		.end = len < max_head ? len : max_head,
+		.req = req,
+	};
+	int rc;
+
+	memset(req, 0, sizeof(*req));
+	rc = kweb_hp_head(&h);
+	if (rc == KWEB_HP_DONE)
+		return KWEB_PARSE_OK;
+	if (rc == KWEB_HP_MORE) {
+		if (len < max_head)
+			return KWEB_PARSE_INCOMPLETE;
+		rc = h.line_done ? 431 : 414;
+	}
+	req->status = (u16)rc;
+	return KWEB_PARSE_ERROR;
+}

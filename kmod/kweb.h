@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kweb internals shared by the socket glue: the server (one port, its
+ * docroot and listeners), the connections, and the statistics.
+ */
+#ifndef KWEB_H
+#define KWEB_H
+
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/path.h>
+#include <linux/percpu.h>
+#include <linux/spinlock.h>
+#include <linux/timer.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+#include <net/sock.h>
+
+#include "http_parse.h"
+#include "http_path.h"
+
+#define KWEB_NAME "kweb"
+
+/* Response header buffer: the header, and an error body after it. */
+#define KWEB_HDR_MAX 2048
+
+/* Limits; module parameters set them (main.c). */
+struct kweb_limits {
+	unsigned int max_header_size;	/* request head bytes: 414/431 beyond */
+	unsigned int keepalive_timeout;	/* seconds idle between requests */
+	unsigned int header_timeout;	/* seconds to receive one request head */
+	unsigned int send_timeout;	/* seconds a send may make no progress */
+	unsigned int linger_timeout;	/* seconds to wait for the peer's FIN */
+};
+
+enum kweb_stat {
+	KWEB_STAT_CONN_ACCEPTED,
+	KWEB_STAT_CONN_CLOSED,
+	KWEB_STAT_REQ_WORKER,
+	KWEB_STAT_REQ_ERROR,
+	KWEB_STAT_BODY_SPLICED,
+	KWEB_STAT_BODY_COPIED,
+	KWEB_STAT_NR,
+};
+
+struct kweb_stats {
+	u64 v[KWEB_STAT_NR];
+};
+
+DECLARE_PER_CPU(struct kweb_stats, kweb_stats);
+
+static inline void kweb_stat_add(enum kweb_stat s, u64 n)
+{
+	this_cpu_add(kweb_stats.v[s], n);
+}
+
+u64 kweb_stat_read(enum kweb_stat s);
+
+struct kweb_server;
+
+/* One listening socket: one per address family. */
+struct kweb_listener {
+	struct socket *sock;
+	struct kweb_server *srv;
+	struct work_struct accept_work;
+	/* The socket's own callbacks, restored on children we let go. */
+	void (*orig_data_ready)(struct sock *sk);
+	void (*orig_write_space)(struct sock *sk);
+	void (*orig_state_change)(struct sock *sk);
+};
+
+/* A port served from one docroot. */
+struct kweb_server {
+	struct path docroot;
+	u16 port;
+	struct kweb_limits limits;
+	struct kweb_listener listeners[2];	/* IPv4, IPv6 */
+	int nr_listeners;
+
+	spinlock_t conns_lock;		/* conns, nr_conns, stopping */
+	struct list_head conns;
+	unsigned int nr_conns;
+	bool stopping;
+	wait_queue_head_t conns_wq;	/* woken when nr_conns drops to 0 */
+};
+
+enum kweb_conn_state {
+	KWEB_CONN_READ,		/* waiting for (the rest of) a request head */
+	KWEB_CONN_SEND,		/* a response is going out */
+	KWEB_CONN_LINGER,	/* our side shut down; draining until the FIN */
+	KWEB_CONN_DONE,		/* to be released */
+};
+
+/* A file being sent. */
+struct kweb_file {
+	struct file *filp;
+	loff_t size;
+	s64 mtime;
+	umode_t mode;
+};
+
+/* The response in flight: a header, then [pos, end) of a file. */
+struct kweb_response {
+	char *hdr;
+	unsigned int hdr_len;
+	unsigned int hdr_sent;
+	struct kweb_file file;
+	loff_t pos;
+	loff_t end;
+	bool keep_alive;
+};
+
+struct kweb_conn {
+	struct sock *sk;
+	struct socket *sock;
+	struct request_sock *req;	/* kept for the handoff */
+	struct kweb_server *srv;
+	struct kweb_listener *listener;
+	struct list_head node;		/* in srv->conns */
+
+	struct kref ref;		/* owner, plus one per queued work */
+	struct work_struct work;
+	struct timer_list timer;
+	bool timed_out;
+	bool abort;			/* server stopping */
+	bool closed;			/* kweb_conn_close() has run */
+	bool shutdown_pending;		/* send our FIN once unlocked */
+	bool idle;			/* no byte of the next request yet */
+
+	enum kweb_conn_state state;
+	char *buf;			/* peeked request head */
+	size_t peeked;			/* bytes of it in buf */
+	char *path;			/* normalized path, PATH_MAX */
+	u64 discard;			/* request body bytes still to drop */
+	unsigned int nr_requests;
+	struct kweb_response resp;
+};
+
+/* listener.c */
+int kweb_listeners_start(struct kweb_server *srv);
+void kweb_listeners_stop(struct kweb_server *srv);
+
+/* conn.c */
+void kweb_conn_adopt(struct kweb_listener *l, struct request_sock *req,
+		     struct sock *child);
+void kweb_conns_stop(struct kweb_server *srv);
+int kweb_conn_init(void);
+void kweb_conn_exit(void);
+extern struct workqueue_struct *kweb_wq;
+
+/* request.c: turn a parsed request into a response (may sleep). */
+void kweb_request_handle(struct kweb_conn *conn, struct kweb_request *req);
+void kweb_response_error(struct kweb_conn *conn, u16 status, bool head,
+			 bool keep_alive);
+void kweb_response_release(struct kweb_response *resp);
+
+/* file.c */
+int kweb_file_open(struct kweb_server *srv, char *path, size_t len,
+		   struct kweb_file *f);
+void kweb_file_close(struct kweb_file *f);
+struct folio *kweb_file_folio(struct kweb_file *f, pgoff_t index);
+
+/* send.c: non-blocking sends on a locked socket. */
+int kweb_send_response(struct kweb_conn *conn);
+
+#endif /* KWEB_H */

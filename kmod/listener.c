@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Listening sockets: one per address family, so that a connection handed
+ * to a user-space listener later is of that listener's family. The
+ * listener's sk_data_ready only queues the accept work; children are
+ * popped from the accept queue with their request_sock, which a handoff
+ * needs.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <linux/net.h>
+#include <net/inet_connection_sock.h>
+#include <net/ipv6.h>
+#include <net/request_sock.h>
+#include <net/sock.h>
+#include <net/tcp.h>
+
+#include "kweb.h"
+
+static void kweb_listen_data_ready(struct sock *sk)
+{
+	struct kweb_listener *l;
+
+	/*
+	 * Children inherit this callback until they are adopted; their
+	 * data waits for the adoption. Closing a listener runs callbacks
+	 * with sk_callback_lock held, hence RCU and not that lock.
+	 */
+	if (sk->sk_state != TCP_LISTEN)
+		return;
+	rcu_read_lock();
+	l = rcu_dereference_sk_user_data(sk);
+	if (l)
+		queue_work(kweb_wq, &l->accept_work);
+	rcu_read_unlock();
+}
+
+/* Pop the next child and its request; NULL when the queue is empty. */
+static struct sock *kweb_accept_one(struct sock *lsk,
+				    struct request_sock **reqp)
+{
+	struct request_sock_queue *queue = &inet_csk(lsk)->icsk_accept_queue;
+	struct request_sock *req;
+	struct sock *child = NULL;
+
+	lock_sock(lsk);
+	if (lsk->sk_state != TCP_LISTEN)
+		goto out;
+	req = reqsk_queue_remove(queue, lsk);
+	if (!req)
+		goto out;
+	child = req->sk;
+	/* As inet_csk_accept(): a Fast Open request stays the listener's. */
+	if (tcp_rsk(req)->tfo_listener) {
+		spin_lock_bh(&queue->fastopenq.lock);
+		if (tcp_rsk(req)->tfo_listener) {
+			req->sk = NULL;
+			req = NULL;
+		}
+		spin_unlock_bh(&queue->fastopenq.lock);
+	}
+	*reqp = req;
+out:
+	release_sock(lsk);
+	return child;
+}
+
+static void kweb_accept_work(struct work_struct *work)
+{
+	struct kweb_listener *l = container_of(work, struct kweb_listener,
+					       accept_work);
+	struct request_sock *req;
+	struct sock *child;
+
+	while ((child = kweb_accept_one(l->sock->sk, &req)))
+		kweb_conn_adopt(l, req, child);
+}
+
+static int kweb_listener_start(struct kweb_server *srv,
+			       struct kweb_listener *l, int family)
+{
+	struct sockaddr_storage addr = {};
+	struct socket *sock;
+	struct sock *sk;
+	int err, addrlen;
+
+	err = sock_create_kern(current->nsproxy->net_ns, family, SOCK_STREAM,
+			       IPPROTO_TCP, &sock);
+	if (err)
+		return err;
+	sk = sock->sk;
+	sock_set_reuseaddr(sk);
+	if (family == AF_INET6) {
+		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&addr;
+
+		/* IPv4 clients belong to the AF_INET listener. */
+		err = ip6_sock_set_v6only(sk);
+		if (err)
+			goto out;
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_addr = in6addr_any;
+		sin6->sin6_port = htons(srv->port);
+		addrlen = sizeof(*sin6);
+	} else {
+		struct sockaddr_in *sin = (struct sockaddr_in *)&addr;
+
+		sin->sin_family = AF_INET;
+		sin->sin_addr.s_addr = htonl(INADDR_ANY);
+		sin->sin_port = htons(srv->port);
+		addrlen = sizeof(*sin);
+	}
+	err = kernel_bind(sock, (struct sockaddr *)&addr, addrlen);
+	if (err)
+		goto out;
+
+	l->sock = sock;
+	l->srv = srv;
+	INIT_WORK(&l->accept_work, kweb_accept_work);
+	write_lock_bh(&sk->sk_callback_lock);
+	l->orig_data_ready = sk->sk_data_ready;
+	l->orig_write_space = sk->sk_write_space;
+	l->orig_state_change = sk->sk_state_change;
+	/* NOCOPY: children must not inherit a pointer to the listener. */
+	__rcu_assign_sk_user_data_with_flags(sk, l, SK_USER_DATA_NOCOPY);
+	sk->sk_data_ready = kweb_listen_data_ready;
+	write_unlock_bh(&sk->sk_callback_lock);
+
+	err = kernel_listen(sock, SOMAXCONN);
+	if (err)
+		goto out;
+	return 0;
+out:
+	l->sock = NULL;
+	sock_release(sock);
+	return err;
+}
+
+static void kweb_listener_stop(struct kweb_listener *l)
+{
+	struct sock *sk = l->sock->sk;
+
+	write_lock_bh(&sk->sk_callback_lock);
+	rcu_assign_sk_user_data(sk, NULL);
+	sk->sk_data_ready = l->orig_data_ready;
+	write_unlock_bh(&sk->sk_callback_lock);
+	synchronize_rcu();
+	cancel_work_sync(&l->accept_work);
+	/* Closing the listener also closes children never popped. */
+	sock_release(l->sock);
+	l->sock = NULL;
+}
+
+int kweb_listeners_start(struct kweb_server *srv)
+{
+	static const int families[] = { AF_INET, AF_INET6 };
+	int i, err;
+
+	for (i = 0; i < ARRAY_SIZE(families); i++) {
+		struct kweb_listener *l = &srv->listeners[srv->nr_listeners];
+
+		err = kweb_listener_start(srv, l, families[i]);
+		if (err == -EAFNOSUPPORT && families[i] == AF_INET6) {
+			pr_info("IPv6 unavailable, serving IPv4 only\n");
+			continue;
+		}
+		if (err) {
+			pr_err("cannot listen on port %u (%s): error %d\n",
+			       srv->port, families[i] == AF_INET ? "IPv4" :
+			       "IPv6", err);
+			kweb_listeners_stop(srv);
+			return err;
+		}
+		srv->nr_listeners++;
+	}
+	return 0;
+}
+
+void kweb_listeners_stop(struct kweb_server *srv)
+{
+	while (srv->nr_listeners)
+		kweb_listener_stop(&srv->listeners[--srv->nr_listeners]);
+}

@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kweb: an HTTP accelerator in the kHTTPd/TUX lineage. It owns a port's
+ * listening sockets and serves static files from a docroot; see README.md.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/namei.h>
+#include <linux/slab.h>
+
+#include "kweb.h"
+
+static char *docroot;
+module_param(docroot, charp, 0444);
+MODULE_PARM_DESC(docroot, "absolute path of the directory to serve (required)");
+
+static ushort port = 80;
+module_param(port, ushort, 0444);
+MODULE_PARM_DESC(port, "TCP port to listen on, IPv4 and IPv6 (default 80)");
+
+static uint max_header_size = 8192;
+module_param(max_header_size, uint, 0444);
+MODULE_PARM_DESC(max_header_size,
+		 "longest request head in bytes; 414/431 beyond (default 8192)");
+
+static uint header_timeout = 60;
+module_param(header_timeout, uint, 0444);
+MODULE_PARM_DESC(header_timeout,
+		 "seconds to receive a request head (default 60)");
+
+static uint keepalive_timeout = 75;
+module_param(keepalive_timeout, uint, 0444);
+MODULE_PARM_DESC(keepalive_timeout,
+		 "seconds an idle keep-alive connection stays open (default 75)");
+
+static uint send_timeout = 60;
+module_param(send_timeout, uint, 0444);
+MODULE_PARM_DESC(send_timeout,
+		 "seconds a response may make no progress (default 60)");
+
+DEFINE_PER_CPU(struct kweb_stats, kweb_stats);
+
+u64 kweb_stat_read(enum kweb_stat s)
+{
+	u64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += per_cpu(kweb_stats, cpu).v[s];
+	return sum;
+}
+
+static struct kweb_server *kweb_srv;
+
+static int kweb_check_params(void)
+{
+	if (!docroot || !*docroot) {
+		pr_err("docroot= is required, e.g. insmod kweb.ko docroot=/srv/www\n");
+		return -EINVAL;
+	}
+	if (docroot[0] != '/') {
+		pr_err("docroot=%s must be an absolute path\n", docroot);
+		return -EINVAL;
+	}
+	if (!port) {
+		pr_err("port=0 is not a port\n");
+		return -EINVAL;
+	}
+	if (max_header_size < 256 || max_header_size > 65536) {
+		pr_err("max_header_size=%u is outside 256..65536\n",
+		       max_header_size);
+		return -EINVAL;
+	}
+	if (!header_timeout || !keepalive_timeout || !send_timeout) {
+		pr_err("timeouts must be at least 1 second\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static struct kweb_server *kweb_server_create(void)
+{
+	struct kweb_server *srv;
+	int err;
+
+	srv = kzalloc(sizeof(*srv), GFP_KERNEL);
+	if (!srv)
+		return ERR_PTR(-ENOMEM);
+	err = kern_path(docroot, LOOKUP_FOLLOW | LOOKUP_DIRECTORY,
+			&srv->docroot);
+	if (err) {
+		pr_err("docroot=%s: cannot open directory: error %d\n",
+		       docroot, err);
+		kfree(srv);
+		return ERR_PTR(err);
+	}
+	srv->port = port;
+	srv->limits.max_header_size = max_header_size;
+	srv->limits.header_timeout = header_timeout;
+	srv->limits.keepalive_timeout = keepalive_timeout;
+	srv->limits.send_timeout = send_timeout;
+	srv->limits.linger_timeout = 5;
+	spin_lock_init(&srv->conns_lock);
+	INIT_LIST_HEAD(&srv->conns);
+	init_waitqueue_head(&srv->conns_wq);
+
+	err = kweb_listeners_start(srv);
+	if (err) {
+		path_put(&srv->docroot);
+		kfree(srv);
+		return ERR_PTR(err);
+	}
+	return srv;
+}
+
+static void kweb_server_destroy(struct kweb_server *srv)
+{
+	kweb_listeners_stop(srv);
+	kweb_conns_stop(srv);
+	path_put(&srv->docroot);
+	kfree(srv);
+}
+
+static int __init kweb_init(void)
+{
+	int err;
+
+	err = kweb_check_params();
+	if (err)
+		return err;
+	err = kweb_conn_init();
+	if (err)
+		return err;
+	kweb_srv = kweb_server_create();
+	if (IS_ERR(kweb_srv)) {
+		kweb_conn_exit();
+		return PTR_ERR(kweb_srv);
+	}
+	pr_info("serving %s on port %u\n", docroot, port);
+	return 0;
+}
+
+static void __exit kweb_exit(void)
+{
+	kweb_server_destroy(kweb_srv);
+	kweb_conn_exit();
+	pr_info("stopped: %llu connections, %llu requests, %llu body bytes spliced, %llu copied\n",
+		kweb_stat_read(KWEB_STAT_CONN_ACCEPTED),
+		kweb_stat_read(KWEB_STAT_REQ_WORKER),
+		kweb_stat_read(KWEB_STAT_BODY_SPLICED),
+		kweb_stat_read(KWEB_STAT_BODY_COPIED));
+}
+
+module_init(kweb_init);
+module_exit(kweb_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("kweb: in-kernel HTTP accelerator for static files");

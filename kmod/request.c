@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * From a parsed request to a response ready to send: path resolution,
+ * validators, conditionals and ranges. Process context: opening files
+ * sleeps.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/fs.h>
+#include <linux/timekeeping.h>
+
+#include "http_cond.h"
+#include "http_date.h"
+#include "http_range.h"
+#include "kweb.h"
+#include "mime.h"
+#include "response.h"
+
+/* How the request wants to be answered, whatever the status. */
+struct kweb_reply {
+	bool head;
+	bool keep_alive;
+	bool http10;
+	char date[KWEB_HTTP_DATE_LEN + 1];
+};
+
+static void kweb_reply_init(struct kweb_reply *rp, struct kweb_resp_hdr *h,
+			    u16 status)
+{
+	kweb_http_date_format(ktime_get_real_seconds(), rp->date);
+	memset(h, 0, sizeof(*h));
+	h->status = status;
+	h->date = rp->date;
+	h->close = !rp->keep_alive;
+	h->keep_alive = rp->keep_alive && rp->http10;
+}
+
+/* Format h, and for errors the body after it, into the response buffer. */
+static void kweb_reply_send(struct kweb_conn *conn, struct kweb_reply *rp,
+			    struct kweb_resp_hdr *h, bool error_body)
+{
+	struct kweb_response *r = &conn->resp;
+	char *body = r->hdr + KWEB_HDR_MAX / 2;
+	int blen = 0, n;
+
+	if (error_body) {
+		blen = kweb_error_body(body, KWEB_HDR_MAX / 2, h->status);
+		h->content_type = "text/html";
+		h->has_length = true;
+		h->length = blen;
+	}
+	n = kweb_resp_format(r->hdr, KWEB_HDR_MAX / 2, h);
+	if (n < 0) {
+		/* Only a huge Location gets here: nothing sensible to send. */
+		kweb_response_release(r);
+		kweb_response_error(conn, 414, rp->head, false);
+		return;
+	}
+	if (error_body && !rp->head) {
+		memmove(r->hdr + n, body, blen);
+		n += blen;
+	}
+	r->hdr_len = n;
+	r->hdr_sent = 0;
+	r->keep_alive = rp->keep_alive;
+	conn->state = KWEB_CONN_SEND;
+}
+
+static void kweb_reply_error(struct kweb_conn *conn, struct kweb_reply *rp,
+			     u16 status)
+{
+	struct kweb_resp_hdr h;
+
+	kweb_reply_init(rp, &h, status);
+	kweb_reply_send(conn, rp, &h, true);
+	kweb_stat_add(KWEB_STAT_REQ_ERROR, 1);
+}
+
+void kweb_response_error(struct kweb_conn *conn, u16 status, bool head,
+			 bool keep_alive)
+{
+	struct kweb_reply rp = { .head = head, .keep_alive = keep_alive };
+
+	kweb_reply_error(conn, &rp, status);
+}
+
+void kweb_response_release(struct kweb_response *resp)
+{
+	kweb_file_close(&resp->file);
+	resp->pos = 0;
+	resp->end = 0;
+	resp->hdr_len = 0;
+	resp->hdr_sent = 0;
+}
+
+static u16 kweb_errno_status(int err)
+{
+	switch (err) {
+	case -ENOENT:
+	case -ENOTDIR:
+		return 404;
+	case -EACCES:
+	case -EPERM:
+	case -EXDEV:	/* a symlink or ".." leading out of the docroot */
+	case -ELOOP:
+		return 403;
+	case -ENAMETOOLONG:
+		return 414;
+	default:
+		return 500;
+	}
+}
+
+/* 304, 206 or 416 instead of 200, per the conditional fields and Range. */
+static u16 kweb_file_status(const struct kweb_request *req,
+			    const struct kweb_file *f, const char *etag,
+			    size_t etag_len, bool head, u64 *first, u64 *last)
+{
+	const struct kweb_str *v;
+
+	v = &req->if_none_match;
+	if (v->len) {
+		if (kweb_if_none_match(v->p, v->len, etag, etag_len))
+			return 304;
+	} else if (req->if_modified_since.len &&
+		   kweb_not_modified_since(req->if_modified_since.p,
+					   req->if_modified_since.len,
+					   f->mtime)) {
+		return 304;
+	}
+
+	/* RFC 9110 14.2: GET is the only method with ranges. */
+	if (head || !req->range.len)
+		return 200;
+	v = &req->if_range;
+	if (v->len && !kweb_if_range(v->p, v->len, etag, etag_len, f->mtime))
+		return 200;
+	switch (kweb_range_parse(req->range.p, req->range.len, f->size,
+				 first, last)) {
+	case KWEB_RANGE_OK:
+		return 206;
+	case KWEB_RANGE_UNSATISFIABLE:
+		return 416;
+	default:
+		return 200;
+	}
+}
+
+static void kweb_reply_file(struct kweb_conn *conn, struct kweb_reply *rp,
+			    const struct kweb_request *req)
+{
+	struct kweb_response *r = &conn->resp;
+	struct kweb_file *f = &r->file;
+	char etag[KWEB_ETAG_MAX + 1];
+	char lm[KWEB_HTTP_DATE_LEN + 1];
+	struct kweb_resp_hdr h;
+	u64 first = 0, last = 0;
+	int etag_len;
+	u16 status;
+
+	etag_len = kweb_etag_format(etag, f->mtime, f->size);
+	kweb_http_date_format(f->mtime, lm);
+	status = kweb_file_status(req, f, etag, etag_len, rp->head,
+				  &first, &last);
+
+	kweb_reply_init(rp, &h, status);
+	h.last_modified = lm;
+	h.etag = etag;
+	h.size = f->size;
+	if (status == 416) {
+		kweb_file_close(f);
+		h.unsatisfied_range = true;
+		kweb_reply_send(conn, rp, &h, true);
+		return;
+	}
+	if (status == 304) {
+		kweb_file_close(f);
+		kweb_reply_send(conn, rp, &h, false);
+		return;
+	}
+	if (status == 206) {
+		h.content_range = true;
+		h.first = first;
+		h.last = last;
+	} else if (f->size) {
+		first = 0;
+		last = f->size - 1;
+	}
+	h.content_type = kweb_mime_type(conn->path, strlen(conn->path));
+	h.has_length = true;
+	h.length = f->size ? last - first + 1 : 0;
+	h.accept_ranges = true;
+	if (!rp->head && h.length) {
+		r->pos = first;
+		r->end = last + 1;
+	}
+	kweb_reply_send(conn, rp, &h, false);
+}
+
+void kweb_request_handle(struct kweb_conn *conn, struct kweb_request *req)
+{
+	struct kweb_reply rp = {
+		.head = req->method == KWEB_METHOD_HEAD,
+		/* A chunked body we do not parse: answer, then close. */
+		.keep_alive = req->keep_alive && !req->chunked,
+		.http10 = req->minor == 0,
+	};
+	struct kweb_target t;
+	struct kweb_resp_hdr h;
+	int err;
+
+	kweb_stat_add(KWEB_STAT_REQ_WORKER, 1);
+	if (req->h2_preface || req->major != 1) {
+		rp.keep_alive = false;
+		kweb_reply_error(conn, &rp, 505);
+		return;
+	}
+	if (req->method == KWEB_METHOD_OTHER) {
+		rp.keep_alive = false;
+		kweb_reply_error(conn, &rp, 501);
+		return;
+	}
+
+	err = kweb_path_normalize(req->target.p, req->target.len, conn->path,
+				  PATH_MAX - sizeof("index.html"), &t);
+	if (err) {
+		rp.keep_alive = false;
+		kweb_reply_error(conn, &rp, err == -ENAMETOOLONG ? 414 : 400);
+		return;
+	}
+
+	err = kweb_file_open(conn->srv, conn->path, t.path_len,
+			     &conn->resp.file);
+	if (err == -EISDIR) {
+		kweb_reply_init(&rp, &h, 301);
+		h.location.p = conn->path;
+		h.location.len = t.path_len;
+		h.query = t.query;
+		h.has_query = t.has_query;
+		kweb_reply_send(conn, &rp, &h, true);
+		return;
+	}
+	if (err) {
+		u16 status = kweb_errno_status(err);
+
+		if (status == 500) {
+			pr_warn_ratelimited("open %s: error %d\n", conn->path,
+					    err);
+			rp.keep_alive = false;
+		}
+		kweb_reply_error(conn, &rp, status);
+		return;
+	}
+	kweb_reply_file(conn, &rp, req);
+}

@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Response header and error body formatting. Pure logic: the module, the
+ * KUnit suites and user-space tools build this file unchanged.
+ */
+#include "response.h"
+
+struct kweb_reason {
+	u16 status;
+	const char *text;
+};
+
+static const struct kweb_reason kweb_reasons[] = {
+	{ 200, "OK" },
+	{ 206, "Partial Content" },
+	{ 301, "Moved Permanently" },
+	{ 304, "Not Modified" },
+	{ 400, "Bad Request" },
+	{ 403, "Forbidden" },
+	{ 404, "Not Found" },
+	{ 408, "Request Timeout" },
+	{ 414, "URI Too Long" },
+	{ 416, "Range Not Satisfiable" },
+	{ 431, "Request Header Fields Too Large" },
+	{ 500, "Internal Server Error" },
+	{ 501, "Not Implemented" },
+	{ 502, "Bad Gateway" },
+	{ 503, "Service Unavailable" },
+	{ 505, "HTTP Version Not Supported" },
+};
+
+const char *kweb_status_reason(u16 status)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(kweb_reasons) / sizeof(kweb_reasons[0]); i++)
+		if (kweb_reasons[i].status == status)
+			return kweb_reasons[i].text;
+	return "Unknown";
+}
+
+/* Appends to a bounded buffer; remembers overflow instead of failing. */
+struct kweb_out {
+	char *buf;
+	size_t size;
+	size_t len;
+	bool overflow;
+};
+
+static void kweb_out_mem(struct kweb_out *o, const char *s, size_t n)
+{
+	if (o->overflow || o->size - o->len < n + 1) {
+		o->overflow = true;
+		return;
+	}
+	memcpy(o->buf + o->len, s, n);
+	o->len += n;
+	o->buf[o->len] = '\0';
+}
+
+static void kweb_out_str(struct kweb_out *o, const char *s)
+{
+	kweb_out_mem(o, s, strlen(s));
+}
+
+static void kweb_out_u64(struct kweb_out *o, u64 v)
+{
+	char tmp[21];
+	int i = sizeof(tmp);
+
+	do {
+		tmp[--i] = '0' + v % 10;
+		v /= 10;
+	} while (v);
+	kweb_out_mem(o, tmp + i, sizeof(tmp) - i);
+}
+
+/* RFC 3986 pchar and '/', less '%': everything else is escaped. */
+static bool kweb_path_char_ok(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') || strchr("-._~!$&'()*+,;=:@/", c);
+}
+
+static void kweb_out_path(struct kweb_out *o, const char *p, size_t n)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		unsigned char c = p[i];
+		char esc[3] = { '%', hex[c >> 4], hex[c & 15] };
+
+		if (c && kweb_path_char_ok(c))
+			kweb_out_mem(o, p + i, 1);
+		else
+			kweb_out_mem(o, esc, 3);
+	}
+}
+
+static void kweb_out_field(struct kweb_out *o, const char *name,
+			   const char *value)
+{
+	kweb_out_str(o, name);
+	kweb_out_str(o, ": ");
+	kweb_out_str(o, value);
+	kweb_out_str(o, "\r\n");
+}
+
+int kweb_resp_format(char *buf, size_t size, const struct kweb_resp_hdr *h)
+{
+	struct kweb_out o = { .buf = buf, .size = size };
+
+	kweb_out_str(&o, "HTTP/1.1 ");
+	kweb_out_u64(&o, h->status);
+	kweb_out_str(&o, " ");
+	kweb_out_str(&o, kweb_status_reason(h->status));
+	kweb_out_str(&o, "\r\nServer: kweb\r\n");
+	kweb_out_field(&o, "Date", h->date);
+	if (h->content_type)
+		kweb_out_field(&o, "Content-Type", h->content_type);
+	if (h->has_length) {
+		kweb_out_str(&o, "Content-Length: ");
+		kweb_out_u64(&o, h->length);
+		kweb_out_str(&o, "\r\n");
+	}
+	if (h->last_modified)
+		kweb_out_field(&o, "Last-Modified", h->last_modified);
+	if (h->close)
+		kweb_out_str(&o, "Connection: close\r\n");
+	else if (h->keep_alive)
+		kweb_out_str(&o, "Connection: keep-alive\r\n");
+	if (h->etag)
+		kweb_out_field(&o, "ETag", h->etag);
+	if (h->location.len) {
+		kweb_out_str(&o, "Location: ");
+		kweb_out_path(&o, h->location.p, h->location.len);
+		kweb_out_str(&o, "/");
+		if (h->has_query) {
+			kweb_out_str(&o, "?");
+			kweb_out_mem(&o, h->query.p, h->query.len);
+		}
+		kweb_out_str(&o, "\r\n");
+	}
+	if (h->content_range) {
+		kweb_out_str(&o, "Content-Range: bytes ");
+		kweb_out_u64(&o, h->first);
+		kweb_out_str(&o, "-");
+		kweb_out_u64(&o, h->last);
+		kweb_out_str(&o, "/");
+		kweb_out_u64(&o, h->size);
+		kweb_out_str(&o, "\r\n");
+	} else if (h->unsatisfied_range) {
+		kweb_out_str(&o, "Content-Range: bytes */");
+		kweb_out_u64(&o, h->size);
+		kweb_out_str(&o, "\r\n");
+	}
+	if (h->accept_ranges)
+		kweb_out_str(&o, "Accept-Ranges: bytes\r\n");
+	kweb_out_str(&o, "\r\n");
+	return o.overflow ? -ENOSPC : (int)o.len;
+}
+
+int kweb_error_body(char *buf, size_t size, u16 status)
+{
+	struct kweb_out o = { .buf = buf, .size = size };
+	const char *reason = kweb_status_reason(status);
+	int i;
+
+	kweb_out_str(&o, "<html>\r\n<head><title>");
+	for (i = 0; i < 2; i++) {
+		kweb_out_u64(&o, status);
+		kweb_out_str(&o, " ");
+		kweb_out_str(&o, reason);
+		kweb_out_str(&o, i ? "</h1></center>\r\n"
+				   : "</title></head>\r\n<body>\r\n<center><h1>");
+	}
+	kweb_out_str(&o, "<hr><center>kweb</center>\r\n</body>\r\n</html>\r\n");
+	return o.overflow ? -ENOSPC : (int)o.len;
+}

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Response header and error body formatting. Pure logic. */
+#ifndef KWEB_RESPONSE_H
+#define KWEB_RESPONSE_H
+
+#include "pure.h"
+
+/* What goes into a response header; unset pointers leave a field out. */
+struct kweb_resp_hdr {
+	u16 status;
+	bool close;			/* Connection: close */
+	bool keep_alive;		/* Connection: keep-alive (HTTP/1.0) */
+	const char *date;		/* IMF-fixdate, required */
+	const char *content_type;
+	bool has_length;
+	u64 length;
+	const char *last_modified;
+	const char *etag;
+	bool accept_ranges;
+	bool content_range;		/* 206: bytes first-last/size */
+	bool unsatisfied_range;		/* 416: bytes * /size */
+	u64 first;
+	u64 last;
+	u64 size;
+	/*
+	 * 301: the normalized (decoded) path, sent percent-encoded, then "/",
+	 * then ?query. Never the raw target: "//host" would be read as
+	 * another host.
+	 */
+	struct kweb_str location;
+	struct kweb_str query;
+	bool has_query;
+};
+
+/* The reason phrase for a status code kweb sends; "Unknown" otherwise. */
+const char *kweb_status_reason(u16 status);
+
+/*
+ * Write the status line and header fields, ending with the blank line,
+ * to buf. Returns the length, or -ENOSPC if size is too small.
+ */
+int kweb_resp_format(char *buf, size_t size, const struct kweb_resp_hdr *h);
+
+/* The small HTML body of an error response. Returns the length or -ENOSPC. */
+int kweb_error_body(char *buf, size_t size, u16 status);
+
+#endif /* KWEB_RESPONSE_H */

@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: GPL-2.0
+/* KUnit: response header and error body formatting (kmod/response.c). */
+#include <kunit/test.h>
+
+#include "response.h"
+
+#define DATE "Sun, 06 Nov 1994 08:49:37 GMT"
+
+static void kweb_resp_200(struct kunit *test)
+{
+	char buf[512];
+	struct kweb_resp_hdr h = {
+		.status = 200, .date = DATE, .content_type = "text/plain",
+		.has_length = true, .length = 1234, .last_modified = DATE,
+		.etag = "\"1-2\"", .accept_ranges = true,
+	};
+	int n = kweb_resp_format(buf, sizeof(buf), &h);
+
+	KUNIT_ASSERT_GT(test, n, 0);
+	KUNIT_EXPECT_STREQ(test, buf,
+			   "HTTP/1.1 200 OK\r\nServer: kweb\r\n"
+			   "Date: " DATE "\r\nContent-Type: text/plain\r\n"
+			   "Content-Length: 1234\r\nLast-Modified: " DATE "\r\n"
+			   "ETag: \"1-2\"\r\nAccept-Ranges: bytes\r\n\r\n");
+	KUNIT_EXPECT_EQ(test, n, (int)strlen(buf));
+}
+
+static void kweb_resp_connection(struct kunit *test)
+{
+	char buf[256];
+	struct kweb_resp_hdr h = { .status = 304, .date = DATE, .close = true };
+
+	KUNIT_ASSERT_GT(test, kweb_resp_format(buf, sizeof(buf), &h), 0);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, "\r\nConnection: close\r\n"));
+	KUNIT_EXPECT_NULL(test, strstr(buf, "Content-Length"));
+
+	h.close = false;
+	h.keep_alive = true;
+	KUNIT_ASSERT_GT(test, kweb_resp_format(buf, sizeof(buf), &h), 0);
+	KUNIT_EXPECT_NOT_NULL(test,
+			      strstr(buf, "\r\nConnection: keep-alive\r\n"));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, "304 Not Modified\r\n"));
+}
+
+static void kweb_resp_ranges(struct kunit *test)
+{
+	char buf[256];
+	struct kweb_resp_hdr h = {
+		.status = 206, .date = DATE, .content_range = true,
+		.first = 0, .last = 18446744073709551614ULL,
+		.size = 18446744073709551615ULL,
+	};
+
+	KUNIT_ASSERT_GT(test, kweb_resp_format(buf, sizeof(buf), &h), 0);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(buf,
+		"\r\nContent-Range: bytes 0-18446744073709551614/18446744073709551615\r\n"));
+
+	h.status = 416;
+	h.content_range = false;
+	h.unsatisfied_range = true;
+	h.size = 0;
+	KUNIT_ASSERT_GT(test, kweb_resp_format(buf, sizeof(buf), &h), 0);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, "\r\nContent-Range: bytes */0\r\n"));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, "416 Range Not Satisfiable"));
+}
+
+static void kweb_resp_location(struct kunit *test)
+{
+	char buf[256];
+	struct kweb_resp_hdr h = {
+		.status = 301, .date = DATE,
+		.location = { "/a b%\"<\x7f\xc3\xa9", 10 },
+		.query = { "x=1", 3 },
+	};
+
+	KUNIT_ASSERT_GT(test, kweb_resp_format(buf, sizeof(buf), &h), 0);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, "\r\nLocation: /a%20b%25%22%3C%7F%C3%A9/\r\n"));
+	h.has_query = true;
+	KUNIT_ASSERT_GT(test, kweb_resp_format(buf, sizeof(buf), &h), 0);
+	KUNIT_EXPECT_NOT_NULL(test,
+			      strstr(buf, "\r\nLocation: /a%20b%25%22%3C%7F%C3%A9/?x=1\r\n"));
+	h.query.len = 0;
+	KUNIT_ASSERT_GT(test, kweb_resp_format(buf, sizeof(buf), &h), 0);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, "\r\nLocation: /a%20b%25%22%3C%7F%C3%A9/?\r\n"));
+}
+
+static void kweb_resp_overflow(struct kunit *test)
+{
+	char buf[64];
+	struct kweb_resp_hdr h = { .status = 200, .date = DATE };
+	int n, full;
+
+	full = kweb_resp_format(buf, sizeof(buf), &h);
+	KUNIT_ASSERT_GT(test, full, 0);
+	/* Exactly enough room (with the NUL) works; one byte less does not. */
+	KUNIT_EXPECT_EQ(test, kweb_resp_format(buf, full + 1, &h), full);
+	n = kweb_resp_format(buf, full, &h);
+	KUNIT_EXPECT_EQ(test, n, -ENOSPC);
+	KUNIT_EXPECT_EQ(test, kweb_error_body(buf, 10, 404), -ENOSPC);
+}
+
+static void kweb_resp_error_body(struct kunit *test)
+{
+	char buf[512];
+	int n = kweb_error_body(buf, sizeof(buf), 404);
+
+	KUNIT_EXPECT_STREQ(test, buf,
+			   "<html>\r\n<head><title>404 Not Found</title></head>\r\n"
+			   "<body>\r\n<center><h1>404 Not Found</h1></center>\r\n"
+			   "<hr><center>kweb</center>\r\n</body>\r\n</html>\r\n");
+	KUNIT_EXPECT_EQ(test, n, (int)strlen(buf));
+}
+
+static void kweb_resp_reasons(struct kunit *test)
+{
+	KUNIT_EXPECT_STREQ(test, kweb_status_reason(200), "OK");
+	KUNIT_EXPECT_STREQ(test, kweb_status_reason(414), "URI Too Long");
+	KUNIT_EXPECT_STREQ(test, kweb_status_reason(431),
+			   "Request Header Fields Too Large");
+	KUNIT_EXPECT_STREQ(test, kweb_status_reason(505),
+			   "HTTP Version Not Supported");
+	KUNIT_EXPECT_STREQ(test, kweb_status_reason(299), "Unknown");
+}
+
+static struct kunit_case kweb_response_cases[] = {
+	KUNIT_CASE(kweb_resp_200),
+	KUNIT_CASE(kweb_resp_connection),
+	KUNIT_CASE(kweb_resp_ranges),
+	KUNIT_CASE(kweb_resp_location),
+	KUNIT_CASE(kweb_resp_overflow),
+	KUNIT_CASE(kweb_resp_error_body),
+	KUNIT_CASE(kweb_resp_reasons),
+	{}
+};
+
+static struct kunit_suite kweb_response_suite = {
+	.name = "kweb_response",
+	.test_cases = kweb_response_cases,
+};
+
+kunit_test_suite(kweb_response_suite);

@@ -1,0 +1,969 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""HTTP integration tests for kweb: docs/behaviour.md, checked exactly.
+
+    tests/http_test.py --host H --port P --docroot D [--only REGEX]
+                       [--timeout S] [--list]
+
+D is a docroot made by tests/make_docroot.py and served by the server under
+test; this client runs on the same machine and reads the files (and
+D/../manifest.json) to know what the answers must be. Output is TAP: `ok N -
+name` or `not ok N - name` followed by `# ` diagnostics, then `# N passed,
+N failed`; the exit status is 0 iff no test failed. Each test has its own
+deadline (--timeout seconds, a multiple of it for the heavy ones), so a
+server that hangs fails that test and the run goes on. Every response of
+every test is also checked never to contain the marker of the file outside
+the docroot nor a line of /etc/passwd.
+
+--server-name (default kweb) is the expected Server field and error-page
+signature; it only exists to check this client against another server.
+"""
+
+import argparse
+import calendar
+import hashlib
+import json
+import os
+import re
+import socket
+import sys
+import threading
+import time
+import traceback
+import urllib.parse
+from email.utils import formatdate
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from httplib_raw import (Connection, NoResponse, ProtocolError,  # noqa: E402
+                         Timeout, format_host, show)
+
+REASONS = {
+    200: "OK", 206: "Partial Content", 301: "Moved Permanently",
+    304: "Not Modified", 400: "Bad Request", 403: "Forbidden",
+    404: "Not Found", 414: "URI Too Long", 416: "Range Not Satisfiable",
+    431: "Request Header Fields Too Large", 500: "Internal Server Error",
+    501: "Not Implemented", 502: "Bad Gateway", 503: "Service Unavailable",
+    505: "HTTP Version Not Supported",
+}
+
+MIME = {
+    "html": "text/html", "htm": "text/html", "css": "text/css",
+    "js": "text/javascript", "mjs": "text/javascript",
+    "json": "application/json", "xml": "text/xml", "txt": "text/plain",
+    "svg": "image/svg+xml", "png": "image/png", "jpg": "image/jpeg",
+    "jpeg": "image/jpeg", "gif": "image/gif", "webp": "image/webp",
+    "avif": "image/avif", "ico": "image/x-icon", "wasm": "application/wasm",
+    "woff": "font/woff", "woff2": "font/woff2", "pdf": "application/pdf",
+    "mp4": "video/mp4", "webm": "video/webm",
+}
+DEFAULT_TYPE = "application/octet-stream"
+
+DATE_SKEW = 120         # seconds allowed between Date and our clock
+CLOSE_WAIT = 2.0        # seconds to wait for EOF after a closing response
+PASSWD_RE = re.compile(rb"(^|\n)root:[^\n]*:0:0:")
+
+CFG = None              # argparse namespace, set by main()
+
+
+# ---------------------------------------------------------------------------
+# The docroot
+
+def mime_of(rel):
+    base = rel.rsplit("/", 1)[-1]
+    ext = base.rsplit(".", 1)[1].lower() if "." in base else ""
+    return MIME.get(ext, DEFAULT_TYPE)
+
+
+def http_date(ts):
+    return formatdate(ts, usegmt=True)
+
+
+MONTHS = "Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec".split()
+
+
+def parse_http_date(s):
+    """IMF-fixdate to a timestamp, None unless exactly well formed."""
+    m = re.fullmatch(r"(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), ([0-9]{2}) (%s) ([0-9]{4}) "
+                     r"([0-9]{2}):([0-9]{2}):([0-9]{2}) GMT" % "|".join(MONTHS), s or "")
+    if not m:
+        return None
+    d, mon, y, hh, mm, ss = m.groups()
+    try:
+        ts = calendar.timegm((int(y), MONTHS.index(mon) + 1, int(d),
+                              int(hh), int(mm), int(ss), 0, 0, 0))
+    except (ValueError, OverflowError):
+        return None
+    return ts if http_date(ts) == s else None   # also checks weekday and ranges
+
+
+class FileInfo:
+    """What the server must send for a docroot file (symlinks followed)."""
+
+    def __init__(self, rel):
+        path = os.path.join(CFG.docroot, rel)
+        st = os.stat(path)
+        self.rel = rel
+        self.size = st.st_size
+        self.mtime = int(st.st_mtime)
+        self.ctype = mime_of(rel)
+        self.etag = '"%x-%x"' % (self.mtime, self.size)
+        self.last_modified = http_date(self.mtime)
+        self.path = path
+        self._data = None
+
+    @property
+    def data(self):
+        if self._data is None:
+            with open(self.path, "rb") as f:
+                self._data = f.read()
+        return self._data
+
+
+_files = {}
+
+
+def F(rel):
+    if rel not in _files:
+        _files[rel] = FileInfo(rel)
+    return _files[rel]
+
+
+def quote(rel):
+    return "/" + urllib.parse.quote(rel)
+
+
+# ---------------------------------------------------------------------------
+# Requests
+
+def host_field():
+    return "%s:%d" % (format_host(CFG.host), CFG.port)
+
+
+def req(target="/small.txt", method="GET", version="HTTP/1.1", headers=(),
+        host=True, body=b""):
+    """A request head (plus body) as bytes; headers are 'Name: value' strs."""
+    lines = ["%s %s %s" % (method, target, version)]
+    if host:
+        lines.append("Host: " + host_field())
+    lines += list(headers)
+    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body
+
+
+def error_body(code):
+    cr = "%d %s" % (code, REASONS[code])
+    return ("<html>\r\n<head><title>%s</title></head>\r\n<body>\r\n"
+            "<center><h1>%s</h1></center>\r\n<hr><center>%s</center>\r\n"
+            "</body>\r\n</html>\r\n" % (cr, cr, CFG.server)).encode()
+
+
+# ---------------------------------------------------------------------------
+# Test context and checks
+
+class Ctx:
+    def __init__(self, timeout):
+        self.deadline = time.monotonic() + timeout
+        self.errors = []
+        self.conns = []
+        self.last_raw = None            # the latest response
+        self.fail_raw = None            # the latest response at the first error
+
+    def connect(self, host=None):
+        c = Connection(host or CFG.host, CFG.port, self.deadline, self.saw)
+        self.conns.append(c)
+        return c
+
+    def saw(self, raw):
+        self.last_raw = raw
+        self.check(CFG.marker.encode() not in raw,
+                   "LEAK: response contains the marker of ../outside/secret.txt")
+        self.check(not PASSWD_RE.search(raw), "LEAK: response contains /etc/passwd")
+
+    def check(self, cond, msg):
+        if not cond:
+            if not self.errors:
+                self.fail_raw = self.last_raw
+            self.errors.append(msg)
+        return cond
+
+    def eq(self, what, want, got):
+        return self.check(want == got, "%s: expected %r, got %r" % (what, want, got))
+
+    def field(self, resp, name, want):
+        """Field name present exactly once with value want (None: absent)."""
+        return self.eq(name, [] if want is None else [want], resp.all(name))
+
+    def body(self, want, got, what="body"):
+        if want == got:
+            return True
+        i = next((k for k in range(min(len(want), len(got)))
+                  if want[k] != got[k]), min(len(want), len(got)))
+        return self.check(False, "%s: expected %d bytes (sha256 %.12s), got %d "
+                          "(sha256 %.12s), first difference at offset %d: %s" % (
+                              what, len(want), hashlib.sha256(want).hexdigest(),
+                              len(got), hashlib.sha256(got).hexdigest(), i,
+                              show(got[i:i + 40], 40)))
+
+    def close(self):
+        for c in self.conns:
+            c.close()
+
+
+def check_common(ctx, resp, code):
+    """What every response must have."""
+    ctx.eq("status line", "HTTP/1.1 %d %s" % (code, REASONS[code]), resp.status_line)
+    ctx.field(resp, "Server", CFG.server)
+    dates = resp.all("Date")
+    if ctx.eq("number of Date fields", 1, len(dates)):
+        ts = parse_http_date(dates[0])
+        if ctx.check(ts is not None, "Date is not an IMF-fixdate: %r" % dates[0]):
+            ctx.check(abs(ts - time.time()) <= DATE_SKEW,
+                      "Date %r is more than %d s from our clock (%s)" % (
+                          dates[0], DATE_SKEW, http_date(time.time())))
+    ctx.check(not resp.duplicates(), "duplicate fields: %s" % resp.duplicates())
+    ctx.check(not resp.body_by_close, "no Content-Length: body delimited by close")
+
+
+def check_file(ctx, resp, f, method="GET", rng=None):
+    """A 200 (or with rng=(first, last), a 206) for FileInfo f."""
+    code = 206 if rng else 200
+    first, last = rng or (0, f.size - 1)
+    check_common(ctx, resp, code)
+    ctx.field(resp, "Content-Type", f.ctype)
+    ctx.field(resp, "Content-Length", str(last - first + 1))
+    ctx.field(resp, "Last-Modified", f.last_modified)
+    ctx.field(resp, "ETag", f.etag)
+    ctx.field(resp, "Accept-Ranges", "bytes")
+    ctx.field(resp, "Content-Range",
+              "bytes %d-%d/%d" % (first, last, f.size) if rng else None)
+    ctx.body(b"" if method == "HEAD" else f.data[first:last + 1], resp.body)
+
+
+def check_error(ctx, resp, code, method="GET"):
+    """An error response (or 301) with the contract's body."""
+    check_common(ctx, resp, code)
+    ctx.field(resp, "Content-Type", "text/html")
+    ctx.field(resp, "Content-Length", str(len(error_body(code))))
+    ctx.body(b"" if method == "HEAD" else error_body(code), resp.body)
+
+
+def check_304(ctx, resp, f):
+    check_common(ctx, resp, 304)
+    for name in ("Content-Length", "Content-Type", "Content-Range"):
+        ctx.field(resp, name, None)
+    ctx.field(resp, "ETag", f.etag)
+    ctx.field(resp, "Last-Modified", f.last_modified)
+
+
+def check_416(ctx, resp, f):
+    check_error(ctx, resp, 416)
+    ctx.field(resp, "Content-Range", "bytes */%d" % f.size)
+
+
+def probe_open(ctx, conn, what="connection"):
+    """The connection must answer another request."""
+    try:
+        resp = conn.request(req("/small.txt"))
+    except (NoResponse, ProtocolError, Timeout, OSError) as e:
+        return ctx.check(False, "%s should stay open, but a second request got: %s" % (what, e))
+    return (ctx.eq("second request on the %s" % what, "HTTP/1.1 200 OK", resp.status_line)
+            and ctx.body(F("small.txt").data, resp.body, "second response body"))
+
+
+def probe_closed(ctx, conn, what="response"):
+    state = conn.state(CLOSE_WAIT)
+    return ctx.check(state in ("eof", "reset"), {
+        "open": "connection still open %.0f s after a closing %s" % (CLOSE_WAIT, what),
+        "data": "unexpected bytes after the %s: %s" % (what, show(conn.buf)),
+    }.get(state, state))
+
+
+def check_conn(ctx, conn, resp, mode):
+    """mode: 'open' (HTTP/1.1 keep-alive: no Connection field), 'keep-alive'
+    (HTTP/1.0 keep-alive: Connection: keep-alive) or 'close'."""
+    ctx.field(resp, "Connection", None if mode == "open" else mode)
+    if mode == "close":
+        return probe_closed(ctx, conn, "%d response" % resp.code)
+    return probe_open(ctx, conn)
+
+
+# ---------------------------------------------------------------------------
+# Registry and runner
+
+TESTS = []      # (name, function, args, timeout factor)
+
+
+def add(name, fn, *args, factor=1):
+    TESTS.append((name, fn, args, factor))
+
+
+def test(name, factor=1):
+    def deco(fn):
+        add(name, fn, factor=factor)
+        return fn
+    return deco
+
+
+def run_one(fn, args, ctx):
+    def body():
+        try:
+            fn(ctx, *args)
+        except (NoResponse, ProtocolError, Timeout) as e:
+            ctx.errors.append("%s: %s" % (type(e).__name__, e))
+        except Exception as e:  # a crashing test is a failed test
+            tb = traceback.extract_tb(e.__traceback__)[-1]
+            ctx.errors.append("exception %s: %s (at %s:%d)" % (
+                type(e).__name__, e, os.path.basename(tb.filename), tb.lineno))
+    t = threading.Thread(target=body, daemon=True)
+    t.start()
+    t.join(max(0.0, ctx.deadline - time.monotonic()) + 5)
+    if t.is_alive():
+        ctx.errors.append("test did not finish within its deadline")
+        for c in ctx.conns:
+            try:
+                c.sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+    ctx.close()
+
+
+def main():
+    global CFG
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--host", default="127.0.0.1")
+    ap.add_argument("--port", type=int, default=8080)
+    ap.add_argument("--docroot", required=True)
+    ap.add_argument("--only", help="run only tests whose name matches this regex")
+    ap.add_argument("--timeout", type=float, default=10.0,
+                    help="seconds per test (heavy tests get a multiple)")
+    ap.add_argument("--server-name", dest="server", default="kweb")
+    ap.add_argument("--list", action="store_true", help="list test names")
+    CFG = ap.parse_args()
+    CFG.docroot = os.path.abspath(CFG.docroot)
+    with open(os.path.join(os.path.dirname(CFG.docroot), "manifest.json")) as f:
+        CFG.manifest = json.load(f)
+    CFG.marker = CFG.manifest["secret_marker"]
+    CFG.secret_path = os.path.join(os.path.dirname(CFG.docroot), "outside", "secret.txt")
+
+    selected = [t for t in TESTS if not CFG.only or re.search(CFG.only, t[0])]
+    if CFG.list:
+        for name, *_ in selected:
+            print(name)
+        return 0
+    print("1..%d" % len(selected))
+    print("# kweb http_test: %s port %d, docroot %s" % (CFG.host, CFG.port, CFG.docroot))
+    passed = failed = 0
+    for n, (name, fn, args, factor) in enumerate(selected, 1):
+        ctx = Ctx(CFG.timeout * factor)
+        run_one(fn, args, ctx)
+        if ctx.errors:
+            failed += 1
+            print("not ok %d - %s" % (n, name))
+            for e in ctx.errors:
+                print("#   " + e)
+            if ctx.fail_raw is not None:
+                print("#   response: " + show(ctx.fail_raw, 200))
+        else:
+            passed += 1
+            print("ok %d - %s" % (n, name))
+        sys.stdout.flush()
+    print("# %d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+# ---------------------------------------------------------------------------
+# The tests. Each takes a Ctx (and its table row's arguments).
+
+@test("docroot: files match manifest.json")
+def t_manifest(ctx):
+    for rel, m in sorted(CFG.manifest["files"].items()):
+        if m["type"] != "file":
+            continue
+        f = F(rel)
+        ctx.eq(rel + " size", m["size"], f.size)
+        ctx.eq(rel + " mtime", m["mtime"], f.mtime)
+        if os.access(f.path, os.R_OK):      # private files: only as root
+            ctx.eq(rel + " sha256", m["sha256"], hashlib.sha256(f.data).hexdigest())
+    with open(CFG.secret_path, "rb") as sf:
+        ctx.check(CFG.marker.encode() in sf.read(), "secret file lacks its marker")
+
+
+# -- files and MIME types ----------------------------------------------------
+
+MIME_FILES = ["index.html", "a.html", "a.htm", "a.css", "a.js", "a.mjs",
+              "a.json", "a.xml", "a.txt", "a.svg", "a.png", "a.jpg", "a.jpeg",
+              "a.gif", "a.webp", "a.avif", "a.ico", "a.wasm", "a.woff",
+              "a.woff2", "a.pdf", "a.mp4", "a.webm", "UPPER.PNG", "noext",
+              "a.unknownext", ".dotfile", "small.txt", "empty.txt"]
+
+
+def t_get_file(ctx, rel):
+    conn = ctx.connect()
+    check_file(ctx, conn.request(req(quote(rel))), F(rel))
+
+
+for _rel in MIME_FILES:
+    add("GET /%s: 200 %s" % (_rel, mime_of(_rel)), t_get_file, _rel)
+
+
+def t_head(ctx, rel):
+    """HEAD: GET's fields without Date, no body, then the connection works."""
+    conn = ctx.connect()
+    head = conn.request(req(quote(rel), "HEAD"), "HEAD")
+    check_file(ctx, head, F(rel), "HEAD")
+    get = conn.request(req(quote(rel)))     # also shows HEAD sent no body
+    check_file(ctx, get, F(rel))
+
+    def key(r):
+        return sorted((n.lower(), v) for n, v in r.fields if n.lower() != "date")
+    ctx.eq("HEAD fields vs GET fields", key(get), key(head))
+
+
+for _rel in ["small.txt", "a.html", "a.png", "empty.txt", "noext", "big.bin"]:
+    add("HEAD /%s: GET's fields, no body, connection reusable" % _rel, t_head, _rel)
+
+
+# -- big file ----------------------------------------------------------------
+
+def t_big(ctx, ranges, times):
+    """GET big.bin (or ranges of it) `times` times on one connection."""
+    f = F("big.bin")
+    conn = ctx.connect()
+    for _ in range(times):
+        for rng in ranges:
+            hdr = ["Range: bytes=%d-%d" % rng] if rng else []
+            resp = conn.request(req("/big.bin", headers=hdr))
+            check_file(ctx, resp, f, rng=rng)
+
+
+add("GET /big.bin: 10 MiB, exact bytes", t_big, [None], 1, factor=3)
+add("GET /big.bin Range in the middle (2 MiB and 99 bytes)", t_big,
+    [(4194304, 6291455), (5000001, 5000099)], 1, factor=3)
+add("GET /big.bin twice on one keep-alive connection", t_big, [None], 2, factor=5)
+
+
+# -- connection handling -----------------------------------------------------
+
+KEEPALIVE = [
+    # name, version, request fields, expected mode
+    ("HTTP/1.1 default: no Connection field, stays open", "HTTP/1.1", [], "open"),
+    ("HTTP/1.1 Connection: close: close + EOF", "HTTP/1.1", ["Connection: close"], "close"),
+    ("HTTP/1.1 Connection: Close (case)", "HTTP/1.1", ["Connection: Close"], "close"),
+    ("HTTP/1.1 Connection: close, foo", "HTTP/1.1", ["Connection: close, foo"], "close"),
+    ("HTTP/1.1 Connection: foo,close", "HTTP/1.1", ["Connection: foo,close"], "close"),
+    ("HTTP/1.1 two Connection fields, second close", "HTTP/1.1",
+     ["Connection: foo", "Connection: close"], "close"),
+    ("HTTP/1.1 Connection: keep-alive: stays open, no Connection field",
+     "HTTP/1.1", ["Connection: keep-alive"], "open"),
+    ("HTTP/1.0 default: Connection: close + EOF", "HTTP/1.0", [], "close"),
+    ("HTTP/1.0 Connection: keep-alive: keep-alive, stays open", "HTTP/1.0",
+     ["Connection: keep-alive"], "keep-alive"),
+    ("HTTP/1.0 Connection: Keep-Alive (case)", "HTTP/1.0",
+     ["Connection: Keep-Alive"], "keep-alive"),
+    ("HTTP/1.0 Connection: foo, keep-alive", "HTTP/1.0",
+     ["Connection: foo, keep-alive"], "keep-alive"),
+    ("HTTP/1.0 Connection: close", "HTTP/1.0", ["Connection: close"], "close"),
+]
+
+
+def t_keepalive(ctx, version, headers, mode, target="/small.txt", code=200):
+    conn = ctx.connect()
+    resp = conn.request(req(target, version=version, headers=headers))
+    if code == 200:
+        check_file(ctx, resp, F(target[1:]))
+    else:
+        check_error(ctx, resp, code)
+    check_conn(ctx, conn, resp, mode)
+
+
+for _name, *_args in KEEPALIVE:
+    add(_name, t_keepalive, *_args)
+add("HTTP/1.0 404: Connection: close + EOF", t_keepalive, "HTTP/1.0", [], "close",
+    "/missing.txt", 404)
+add("HTTP/1.0 keep-alive 404: Connection: keep-alive, stays open", t_keepalive,
+    "HTTP/1.0", ["Connection: keep-alive"], "keep-alive", "/missing.txt", 404)
+add("HTTP/1.1 404 with Connection: close: close + EOF", t_keepalive, "HTTP/1.1",
+    ["Connection: close"], "close", "/missing.txt", 404)
+
+
+@test("HTTP/1.0 without Host: 200")
+def t_10_nohost(ctx):
+    conn = ctx.connect()
+    check_file(ctx, conn.request(req(version="HTTP/1.0", host=False)), F("small.txt"))
+
+
+@test("HTTP/1.0 keep-alive: 3 requests on one connection, the 4th closes")
+def t_10_many(ctx):
+    conn = ctx.connect()
+    for rel in ("a.txt", "a.css", "small.txt"):
+        resp = conn.request(req(quote(rel), version="HTTP/1.0",
+                                headers=["Connection: keep-alive"]))
+        check_file(ctx, resp, F(rel))
+        ctx.field(resp, "Connection", "keep-alive")
+    resp = conn.request(req("/a.js", version="HTTP/1.0"))
+    check_file(ctx, resp, F("a.js"))
+    check_conn(ctx, conn, resp, "close")
+
+
+# -- pipelining and segmentation ---------------------------------------------
+
+def t_pipeline(ctx, reqs, close_last=False):
+    """reqs: (method, file, code); all sent in one send(), answered in order."""
+    conn = ctx.connect()
+    data = b""
+    for i, (method, rel, _) in enumerate(reqs):
+        last = close_last and i == len(reqs) - 1
+        data += req(quote(rel), method, headers=["Connection: close"] if last else [])
+    conn.send(data)
+    resp = None
+    for i, (method, rel, code) in enumerate(reqs):
+        resp = conn.read_response(method)
+        if code == 200:
+            check_file(ctx, resp, F(rel), method)
+        else:
+            check_error(ctx, resp, code, method)
+    check_conn(ctx, conn, resp, "close" if close_last else "open")
+
+
+PIPELINES = [
+    ("pipelined: 3 GETs in one send, answered in order",
+     [("GET", "a.html", 200), ("GET", "a.css", 200), ("GET", "small.txt", 200)]),
+    ("pipelined: GET + HEAD + GET",
+     [("GET", "a.js", 200), ("HEAD", "a.png", 200), ("GET", "a.json", 200)]),
+    ("pipelined: GET + 404 + HEAD 404 + GET",
+     [("GET", "a.txt", 200), ("GET", "missing.txt", 404),
+      ("HEAD", "missing.txt", 404), ("GET", "a.svg", 200)]),
+    ("pipelined: 20 GETs of different files",
+     [("GET", r, 200) for r in MIME_FILES[:20]]),
+]
+for _name, _reqs in PIPELINES:
+    add(_name, t_pipeline, _reqs)
+add("pipelined: 3 GETs, the last with Connection: close: 3 answers, then EOF",
+    t_pipeline, [("GET", "a.xml", 200), ("GET", "a.gif", 200),
+                 ("GET", "small.txt", 200)], True)
+
+
+@test("pipelined: GET + malformed request: 200, 400 + close, EOF")
+def t_pipeline_bad(ctx):
+    conn = ctx.connect()
+    conn.send(req("/a.txt") + b"GET  /small.txt HTTP/1.1\r\nHost: x\r\n\r\n")
+    check_file(ctx, conn.read_response(), F("a.txt"))
+    resp = conn.read_response()
+    check_error(ctx, resp, 400)
+    check_conn(ctx, conn, resp, "close")
+
+
+def t_body(ctx, split):
+    """A GET with a 10-byte body, then a pipelined GET: both answered."""
+    conn = ctx.connect()
+    first = req("/a.txt", headers=["Content-Length: 10"])
+    data = first + b"0123456789" + req("/small.txt")
+    conn.send_parts([data[:len(first) + split], data[len(first) + split:]], 0.2)
+    check_file(ctx, conn.read_response(), F("a.txt"))
+    check_file(ctx, conn.read_response(), F("small.txt"))
+    probe_open(ctx, conn)
+
+
+add("GET with a 10-byte Content-Length body + pipelined GET: both answered",
+    t_body, 10)
+add("GET with a Content-Length body arriving 0.2 s after its head", t_body, 0)
+add("GET with a Content-Length body split in two + pipelined GET", t_body, 4)
+
+
+def t_split(ctx, parts, delay):
+    """parts() gives the request in pieces, each sent in its own segment."""
+    conn = ctx.connect()
+    conn.send_parts([p.encode() for p in parts()], delay)
+    resp = conn.read_response()
+    check_file(ctx, resp, F("small.txt"))
+    check_conn(ctx, conn, resp, "open")
+
+
+def _head():
+    return "GET /small.txt HTTP/1.1\r\nHost: %s\r\nAccept: */*\r\n\r\n" % host_field()
+
+
+def _cut(*marks):
+    """_head() cut after each of the given substrings (with its offset)."""
+    def parts():
+        s, out, at = _head(), [], 0
+        for mark, off in marks:
+            end = s.index(mark, at) + off
+            out.append(s[at:end])
+            at = end
+        return out + [s[at:]]
+    return parts
+
+
+SPLITS = [
+    ("request sent one byte at a time (5 ms apart)", lambda: list(_head()), 0.005),
+    ("request split between CR and LF", _cut(("\r\n", 1)), 0.05),
+    ("request split inside a field name", _cut(("Host", 2), ("Accept", 3)), 0.05),
+    ("request split inside the method and the version", _cut(("GET", 2), ("HTTP", 3)), 0.05),
+    ("request split inside the final CRLF CRLF", _cut(("\r\n\r\n", 3)), 0.05),
+    ("request split between the final CRLF and CRLF", _cut(("\r\n\r\n", 2)), 0.05),
+]
+for _name, _parts, _delay in SPLITS:
+    add(_name, t_split, _parts, _delay)
+
+
+# -- conditionals ------------------------------------------------------------
+
+COND_REL = "a.css"
+CONDITIONALS = [
+    # name, method, request fields (from FileInfo), expected code
+    ("If-None-Match: exact ETag", "GET", lambda f: ["If-None-Match: " + f.etag], 304),
+    ("If-None-Match: W/ weak form", "GET", lambda f: ["If-None-Match: W/" + f.etag], 304),
+    ("If-None-Match: list, match 2nd", "GET",
+     lambda f: ['If-None-Match: "nope", %s, "other"' % f.etag], 304),
+    ("If-None-Match: *", "GET", lambda f: ["If-None-Match: *"], 304),
+    ("If-None-Match: no match", "GET", lambda f: ['If-None-Match: "1-2"'], 200),
+    ("If-Modified-Since = Last-Modified", "GET",
+     lambda f: ["If-Modified-Since: " + f.last_modified], 304),
+    ("If-Modified-Since later than mtime", "GET",
+     lambda f: ["If-Modified-Since: " + http_date(f.mtime + 86400)], 304),
+    ("If-Modified-Since earlier than mtime", "GET",
+     lambda f: ["If-Modified-Since: " + http_date(f.mtime - 1)], 200),
+    ("If-Modified-Since garbage", "GET",
+     lambda f: ["If-Modified-Since: yesterday-ish"], 200),
+    ("If-None-Match no match + If-Modified-Since match", "GET",
+     lambda f: ['If-None-Match: "1-2"', "If-Modified-Since: " + f.last_modified], 200),
+    ("If-None-Match match + If-Modified-Since earlier", "GET",
+     lambda f: ["If-None-Match: " + f.etag, "If-Modified-Since: " + http_date(f.mtime - 1)], 304),
+    ("HEAD If-None-Match", "HEAD", lambda f: ["If-None-Match: " + f.etag], 304),
+    ("HEAD If-Modified-Since = Last-Modified", "HEAD",
+     lambda f: ["If-Modified-Since: " + f.last_modified], 304),
+]
+
+
+def t_cond(ctx, method, fields, code):
+    f = F(COND_REL)
+    conn = ctx.connect()
+    resp = conn.request(req(quote(f.rel), method, headers=fields(f)), method)
+    if code == 304:
+        check_304(ctx, resp, f)
+    else:
+        check_file(ctx, resp, f, method)
+    check_conn(ctx, conn, resp, "open")     # also shows a 304 had no body
+
+
+for _name, _method, _fields, _code in CONDITIONALS:
+    add("%s -> %d" % (_name, _code), t_cond, _method, _fields, _code)
+
+
+# -- ranges ------------------------------------------------------------------
+
+RANGES = [
+    # name, file, request fields (from FileInfo), expected: code or (first, last)
+    ("bytes=0-9", "small.txt", lambda f: ["Range: bytes=0-9"], lambda n: (0, 9)),
+    ("bytes=10-", "small.txt", lambda f: ["Range: bytes=10-"], lambda n: (10, n - 1)),
+    ("bytes=-5", "small.txt", lambda f: ["Range: bytes=-5"], lambda n: (n - 5, n - 1)),
+    ("bytes=0-0", "small.txt", lambda f: ["Range: bytes=0-0"], lambda n: (0, 0)),
+    ("bytes=last byte-", "small.txt",
+     lambda f: ["Range: bytes=%d-" % (f.size - 1)], lambda n: (n - 1, n - 1)),
+    ("bytes=5-(past the end): clamped", "small.txt",
+     lambda f: ["Range: bytes=5-%d" % (f.size + 1000)], lambda n: (5, n - 1)),
+    ("bytes=-(larger than the file): whole file as 206", "small.txt",
+     lambda f: ["Range: bytes=-%d" % (f.size + 1000)], lambda n: (0, n - 1)),
+    ("bytes=size-: 416", "small.txt", lambda f: ["Range: bytes=%d-" % f.size], 416),
+    ("bytes=size-(size+10) (a beyond the end, RFC 9110): 416", "small.txt",
+     lambda f: ["Range: bytes=%d-%d" % (f.size, f.size + 10)], 416),
+    ("bytes=-0: 416", "small.txt", lambda f: ["Range: bytes=-0"], 416),
+    ("empty file bytes=0-: 416", "empty.txt", lambda f: ["Range: bytes=0-"], 416),
+    ("empty file bytes=-5: 416", "empty.txt", lambda f: ["Range: bytes=-5"], 416),
+    ("several ranges: 200 whole", "small.txt",
+     lambda f: ["Range: bytes=0-1,5-6"], 200),
+    ("bytes=abc: 200 whole", "small.txt", lambda f: ["Range: bytes=abc"], 200),
+    ("bytes=5-2 (bad syntax): 200 whole", "small.txt", lambda f: ["Range: bytes=5-2"], 200),
+    ("items=0-5 (other unit): 200 whole", "small.txt", lambda f: ["Range: items=0-5"], 200),
+    ("If-Range: the ETag: 206", "small.txt",
+     lambda f: ["Range: bytes=0-9", "If-Range: " + f.etag], lambda n: (0, 9)),
+    ("If-Range: another ETag: 200 whole", "small.txt",
+     lambda f: ["Range: bytes=0-9", 'If-Range: "1-2"'], 200),
+    ("If-Range: weak ETag: 200 whole", "small.txt",
+     lambda f: ["Range: bytes=0-9", "If-Range: W/" + f.etag], 200),
+    ("If-Range: Last-Modified: 206", "small.txt",
+     lambda f: ["Range: bytes=0-9", "If-Range: " + f.last_modified], lambda n: (0, 9)),
+    ("If-Range: another date: 200 whole", "small.txt",
+     lambda f: ["Range: bytes=0-9", "If-Range: " + http_date(f.mtime + 1)], 200),
+]
+
+
+def t_range(ctx, rel, fields, expect, method="GET"):
+    f = F(rel)
+    conn = ctx.connect()
+    resp = conn.request(req(quote(rel), method, headers=fields(f)), method)
+    if expect == 416:
+        check_416(ctx, resp, f)
+    elif expect == 200:
+        check_file(ctx, resp, f, method)
+    else:
+        check_file(ctx, resp, f, rng=expect(f.size))
+    check_conn(ctx, conn, resp, "open")
+
+
+for _name, _rel, _fields, _expect in RANGES:
+    add("Range %s /%s" % (_name, _rel), t_range, _rel, _fields, _expect)
+add("Range on HEAD: 200 header fields, no body", t_range, "small.txt",
+    lambda f: ["Range: bytes=0-9"], 200, "HEAD")
+
+
+# -- paths -------------------------------------------------------------------
+
+PATHS = [
+    # target, expected: file served, ("301", Location) or an error code
+    ("/", "index.html"),
+    ("/index.html", "index.html"),
+    ("/dir/", "dir/index.html"),
+    ("/dir/sub/", "dir/sub/index.html"),
+    ("/dir", ("301", "/dir/")),
+    ("/dir/sub", ("301", "/dir/sub/")),
+    ("/dir?x=1", ("301", "/dir/?x=1")),
+    ("//dir", ("301", "/dir/")),          # never "//dir/": another host
+    ("/dir/../dir", ("301", "/dir/")),
+    ("/%64ir", ("301", "/dir/")),
+    ("/noindex/", 403),
+    ("/noindex/file.txt", "noindex/file.txt"),
+    ("/privindex/", 403),
+    ("/missing.txt", 404),
+    ("/dir/missing/", 404),
+    ("/small.txt/", 404),
+    ("/small.txt?x=1&y=/../..", "small.txt"),
+    ("/hello%20world.txt", "hello world.txt"),
+    ("/%73mall.txt", "small.txt"),
+    ("/dir/../small.txt", "small.txt"),
+    ("/dir/sub/../../small.txt", "small.txt"),
+    ("/dir/%2e%2e/small.txt", "small.txt"),
+    ("//small.txt", "small.txt"),
+    ("/./small.txt", "small.txt"),
+    ("/dir//./page.txt", "dir/page.txt"),
+    ("/dir%2Fpage.txt", "dir/page.txt"),
+    ("/%2e%2e/etc/passwd", 400),
+    ("/../etc/passwd", 400),
+    ("/..", 400),
+    ("/..%2f..%2fetc%2fpasswd", 400),
+    ("/dir/../../outside/secret.txt", 400),
+    ("/%2e%2e%2foutside%2fsecret.txt", 400),
+    ("/a%00b", 400),
+    ("/%zz", 400),
+    ("/%2", 400),
+    ("/a%0ab", 400),
+    ("/a%7fb", 400),
+    ("/small.txt#frag", 400),
+    ("/private.txt", 403),
+    ("/fifo", 403),
+    ("/link-in.txt", "small.txt"),
+    ("/link-dir/", "dir/index.html"),
+    ("/link-dir/page.txt", "dir/page.txt"),
+    ("/link-dir", ("301", "/link-dir/")),
+    ("/link-abs-out", 403),
+    ("/link-rel-out", 403),
+    ("/link-dangling", 404),
+    ("http://{host}/small.txt", "small.txt"),   # absolute-form
+]
+
+
+def t_path(ctx, target, expect, method="GET"):
+    conn = ctx.connect()
+    resp = conn.request(req(target.replace("{host}", host_field()), method), method)
+    if isinstance(expect, str):
+        check_file(ctx, resp, F(expect), method)
+    elif isinstance(expect, tuple):
+        check_error(ctx, resp, 301, method)
+        ctx.field(resp, "Location", expect[1])
+    else:
+        check_error(ctx, resp, expect, method)
+    check_conn(ctx, conn, resp, "close" if expect == 400 else "open")
+
+
+for _target, _expect in PATHS:
+    _desc = ("200 /" + _expect if isinstance(_expect, str) else
+             "301 Location: " + _expect[1] if isinstance(_expect, tuple) else str(_expect))
+    add("path %s -> %s" % (_target.replace("{host}", "HOST"), _desc), t_path, _target, _expect)
+
+
+def t_utf8(ctx):
+    rel = CFG.manifest["utf8_name"]
+    t_path(ctx, quote(rel), rel)
+
+
+add("path /<percent-encoded UTF-8 name> -> 200", t_utf8)
+add("path HEAD /dir -> 301 fields, no body", t_path, "/dir", ("301", "/dir/"), "HEAD")
+
+
+# -- errors ------------------------------------------------------------------
+
+def _raw(s):
+    """A raw request; '{H}' stands for a valid Host field line."""
+    return lambda: s.replace("{H}", "Host: %s\r\n" % host_field()).encode("latin-1")
+
+
+def _fields(*lines, body=""):
+    """GET /small.txt with a Host field, these field lines and body."""
+    return _raw("GET /small.txt HTTP/1.1\r\n{H}" + "".join(l + "\r\n" for l in lines)
+                + "\r\n" + body)
+
+
+BAD = [
+    # name, raw request, expected code
+    ("missing Host in HTTP/1.1", _raw("GET /small.txt HTTP/1.1\r\n\r\n"), 400),
+    ("two Host fields", _fields("Host: x"), 400),
+    ("double space in request line", _raw("GET  /small.txt HTTP/1.1\r\n{H}\r\n"), 400),
+    ("double space before version", _raw("GET /small.txt  HTTP/1.1\r\n{H}\r\n"), 400),
+    ("no version (HTTP/0.9 style)", _raw("GET /small.txt\r\n\r\n"), 400),
+    ("garbage request line", _raw("hello\r\n{H}\r\n"), 400),
+    ("bad version syntax HTTP/1.1x", _raw("GET /small.txt HTTP/1.1x\r\n{H}\r\n"), 400),
+    ("target not starting with /", _raw("GET small.txt HTTP/1.1\r\n{H}\r\n"), 400),
+    ("space before colon", _fields("X-Foo : bar"), 400),
+    ("field line without colon", _fields("X-Foo bar"), 400),
+    ("empty field name", _fields(": bar"), 400),
+    ("obs-fold", _fields("X-Foo: a", "  b"), 400),
+    ("bare CR in a field", _fields("X-Foo: a\rb"), 400),
+    ("NUL in a field value", _fields("X-Foo: a\x00b"), 400),
+    ("CTL 0x01 in a field value", _fields("X-Foo: a\x01b"), 400),
+    ("Content-Length + Transfer-Encoding",
+     _fields("Content-Length: 5", "Transfer-Encoding: chunked", body="0\r\n\r\n"), 400),
+    ("two Content-Length fields",
+     _fields("Content-Length: 5", "Content-Length: 5", body="abcde"), 400),
+    ("non-numeric Content-Length", _fields("Content-Length: abc"), 400),
+    ("negative Content-Length", _fields("Content-Length: -1"), 400),
+    ("10000-byte URI", lambda: req("/" + "a" * 9999), 414),
+    ("9000-byte field", lambda: req(headers=["X-Big: " + "b" * 9000]), 431),
+    ("150 small fields", lambda: req(headers=["X-F%d: v" % i for i in range(150)]), 431),
+    ("POST with a body",
+     lambda: req(method="POST", headers=["Content-Length: 5"], body=b"hello"), 501),
+    ("PUT", lambda: req(method="PUT", headers=["Content-Length: 0"]), 501),
+    ("DELETE", lambda: req(method="DELETE"), 501),
+    ("OPTIONS", lambda: req(method="OPTIONS"), 501),
+    ("unknown method BREW", lambda: req(method="BREW"), 501),
+    ("lowercase get", lambda: req(method="get"), 501),
+    ("Transfer-Encoding: gzip", lambda: req(headers=["Transfer-Encoding: gzip"]), 501),
+    ("HTTP/2.0", lambda: req(version="HTTP/2.0"), 505),
+    ("HTTP/3.0", lambda: req(version="HTTP/3.0"), 505),
+    ("HTTP/0.9", lambda: req(version="HTTP/0.9"), 505),
+]
+
+
+def t_bad(ctx, make, code):
+    conn = ctx.connect()
+    resp = conn.request(make())
+    check_error(ctx, resp, code)
+    check_conn(ctx, conn, resp, "close")
+
+
+for _name, _make, _code in BAD:
+    add("%d for %s, Connection: close + EOF" % (_code, _name), t_bad, _make, _code)
+
+
+@test("HEAD /missing.txt: 404 header fields, no body, stays open")
+def t_head_404(ctx):
+    conn = ctx.connect()
+    resp = conn.request(req("/missing.txt", "HEAD"), "HEAD")
+    check_error(ctx, resp, 404, "HEAD")
+    check_conn(ctx, conn, resp, "open")
+
+
+# -- concurrency and robustness ----------------------------------------------
+
+@test("50 parallel keep-alive connections x 5 files each", factor=3)
+def t_parallel(ctx):
+    n, files = 50, MIME_FILES[:25]
+    barrier = threading.Barrier(n, timeout=max(1, ctx.deadline - time.monotonic()))
+    errs = []
+
+    def worker(i):
+        try:
+            conn = ctx.connect()
+            barrier.wait()
+            for k in range(5):
+                rel = files[(i + k) % len(files)]
+                resp = conn.request(req(quote(rel)))
+                if resp.code != 200 or resp.body != F(rel).data:
+                    errs.append("conn %d /%s: %s, %d bytes" % (
+                        i, rel, resp.status_line, len(resp.body)))
+        except Exception as e:
+            barrier.abort()
+            errs.append("conn %d: %s: %s" % (i, type(e).__name__, e))
+
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(max(0.1, ctx.deadline - time.monotonic()))
+    ctx.check(not errs, "%d failures, first: %s" % (len(errs), errs[:3]))
+
+
+@test("200 sequential short connections (Connection: close / HTTP/1.0)", factor=3)
+def t_sequential(ctx):
+    f = F("small.txt")
+    for i in range(200):
+        conn = ctx.connect()
+        version, hdr = ("HTTP/1.0", []) if i % 2 else ("HTTP/1.1", ["Connection: close"])
+        resp = conn.request(req(version=version, headers=hdr))
+        ok = (ctx.eq("connection %d" % i, "HTTP/1.1 200 OK", resp.status_line)
+              and ctx.body(f.data, resp.body) and probe_closed(ctx, conn))
+        conn.close()
+        ctx.conns.remove(conn)
+        if not ok:
+            break
+
+
+def fresh_request_works(ctx):
+    conn = ctx.connect()
+    check_file(ctx, conn.request(req("/small.txt")), F("small.txt"))
+
+
+def t_abort(ctx, make, read, rst, times=3):
+    """Send make() (bytes), read `read` bytes of the answer, close or RST;
+    then the server must still answer a fresh connection."""
+    for _ in range(times):
+        conn = ctx.connect()
+        conn.send(make())
+        conn.read_at_least(read, "the start of the response")
+        conn.reset() if rst else conn.close()
+    time.sleep(0.2)
+    fresh_request_works(ctx)
+
+
+add("client closes after 1 byte of /big.bin; server still works", t_abort,
+    lambda: req("/big.bin"), 1, False, factor=2)
+add("client RSTs after 1 byte of /big.bin; server still works", t_abort,
+    lambda: req("/big.bin"), 1, True, factor=2)
+add("client RSTs in the middle of a request head; server still works", t_abort,
+    lambda: b"GET /small.txt HTTP/1.1\r\nHo", 0, True)
+add("client closes in the middle of a request body; server still works", t_abort,
+    lambda: req("/small.txt", headers=["Content-Length: 100"], body=b"x" * 10), 0, False)
+add("client closes right after a pipelined burst; server still works", t_abort,
+    lambda: req("/a.png") * 10, 0, False)
+
+
+@test("an idle and a half-sent connection do not block another client")
+def t_idle(ctx):
+    ctx.connect()
+    ctx.connect().send(b"GET /small.txt HTTP/1.1\r\nHo")
+    time.sleep(0.2)
+    fresh_request_works(ctx)
+
+
+@test("GET /fifo does not block the server")
+def t_fifo_others(ctx):
+    conn = ctx.connect()
+    conn.send(req("/fifo"))
+    fresh_request_works(ctx)
+    check_error(ctx, conn.read_response(), 403)
+
+
+@test("the same port answers IPv4 and IPv6 clients")
+def t_families(ctx):
+    if CFG.host not in ("127.0.0.1", "::1", "localhost"):
+        return          # only checked on loopback
+    for host in ("127.0.0.1", "::1"):
+        try:
+            conn = ctx.connect(host)
+        except OSError as e:
+            ctx.check(False, "connect to %s port %d: %s" % (host, CFG.port, e))
+            continue
+        check_file(ctx, conn.request(req("/small.txt")), F("small.txt"))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
