@@ -2,27 +2,28 @@
 /*
  * Everything that differs between the kernels kweb supports (Debian's 6.1
  * and 6.12) lives here, so the rest of the code has no version checks.
+ * Differences are detected by the feature, not by version number.
  */
 #ifndef KWEB_COMPAT_H
 #define KWEB_COMPAT_H
 
-#include <linux/version.h>
 #include <linux/bvec.h>
+#include <linux/err.h>
 #include <linux/pagemap.h>
 #include <linux/uio.h>
 #include <net/tcp.h>
 
 /*
  * Zero-copy send of part of a page-cache page on a locked TCP socket.
- * 6.1 has sendpage (do_tcp_sendpages()); 6.5 removed it for
- * MSG_SPLICE_PAGES. Debian's 6.1 defines MSG_SPLICE_PAGES too (a stable
- * backport) but its TCP ignores the flag and would silently copy, so the
- * split is by version, not by whether the flag exists.
+ * Kernels with sendpage (and so MSG_SENDPAGE_NOTLAST) have
+ * do_tcp_sendpages(); 6.5 replaced both with MSG_SPLICE_PAGES. Debian's
+ * 6.1 defines MSG_SPLICE_PAGES too (a stable backport) but its TCP ignores
+ * the flag and would silently copy, so the test is for sendpage.
  */
 static inline int kweb_tcp_send_page(struct sock *sk, struct page *page,
 				     int offset, size_t len, int flags)
 {
-#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 5, 0)
+#ifdef MSG_SENDPAGE_NOTLAST
 	if (flags & MSG_MORE)
 		flags |= MSG_SENDPAGE_NOTLAST;
 	return do_tcp_sendpages(sk, page, offset, len, flags);
@@ -36,23 +37,20 @@ static inline int kweb_tcp_send_page(struct sock *sk, struct page *page,
 #endif
 }
 
-/* A page-cache lookup that returns NULL on a miss (6.1) and not ERR_PTR. */
+/* A page-cache lookup: NULL on a miss in 6.1, an ERR_PTR since 6.4. */
 static inline struct folio *kweb_filemap_get_folio(struct address_space *m,
 						   pgoff_t index)
 {
-#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 4, 0)
-	return filemap_get_folio(m, index);
-#else
 	struct folio *folio = filemap_get_folio(m, index);
 
-	return IS_ERR(folio) ? NULL : folio;
-#endif
+	return IS_ERR_OR_NULL(folio) ? NULL : folio;
 }
 
-/* Exported all along, but declared in a public header only since 6.2. */
-#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 2, 0)
+/*
+ * Exported all along, but declared in a public header only since 6.2; the
+ * declaration is identical, so repeating it is harmless on 6.12.
+ */
 int vfs_path_lookup(struct dentry *dentry, struct vfsmount *mnt,
 		    const char *name, unsigned int flags, struct path *path);
-#endif
 
 #endif /* KWEB_COMPAT_H */

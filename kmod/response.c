@@ -33,7 +33,7 @@ const char *kweb_status_reason(u16 status)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(kweb_reasons) / sizeof(kweb_reasons[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(kweb_reasons); i++)
 		if (kweb_reasons[i].status == status)
 			return kweb_reasons[i].text;
 	return "Unknown";
