@@ -86,7 +86,7 @@ static void kweb_resp_location(struct kunit *test)
 
 static void kweb_resp_overflow(struct kunit *test)
 {
-	char buf[64];
+	char buf[128];
 	struct kweb_resp_hdr h = { .status = 200, .date = DATE };
 	int n, full;
 
