@@ -43,36 +43,43 @@ static void kweb_conn_queue(struct kweb_conn *conn)
 		kweb_conn_put(conn);
 }
 
-/* Callbacks: softirq or process context, never sleep. */
+static bool kweb_conn_run(struct kweb_conn *conn, bool atomic);
 
-static void kweb_conn_data_ready(struct sock *sk)
+/*
+ * Callbacks: softirq, or process context when release_sock() replays the
+ * backlog; never sleep. In softirq the socket spinlock is held and the
+ * socket is not owned, so the connection can be advanced right here;
+ * whatever needs sleeping is left to the work item.
+ */
+static void kweb_conn_event(struct sock *sk)
 {
 	struct kweb_conn *conn;
 
 	read_lock_bh(&sk->sk_callback_lock);
 	conn = sk->sk_user_data;
-	if (conn)
+	if (conn && (sock_owned_by_user_nocheck(sk) || !in_softirq() ||
+		     kweb_conn_run(conn, true)))
 		kweb_conn_queue(conn);
 	read_unlock_bh(&sk->sk_callback_lock);
+}
+
+static void kweb_conn_data_ready(struct sock *sk)
+{
+	kweb_conn_event(sk);
 }
 
 static void kweb_conn_write_space(struct sock *sk)
 {
-	struct kweb_conn *conn;
-
-	read_lock_bh(&sk->sk_callback_lock);
-	conn = sk->sk_user_data;
 	/* As sk_stream_write_space(): only once a useful amount is free. */
-	if (conn && sk_stream_is_writeable(sk)) {
-		clear_bit(SOCK_NOSPACE, &sk->sk_socket->flags);
-		kweb_conn_queue(conn);
-	}
-	read_unlock_bh(&sk->sk_callback_lock);
+	if (!sk_stream_is_writeable(sk))
+		return;
+	clear_bit(SOCK_NOSPACE, &sk->sk_socket->flags);
+	kweb_conn_event(sk);
 }
 
 static void kweb_conn_state_change(struct sock *sk)
 {
-	kweb_conn_data_ready(sk);
+	kweb_conn_event(sk);
 }
 
 static void kweb_conn_timeout(struct timer_list *t)
@@ -112,11 +119,18 @@ static void kweb_conn_response_done(struct kweb_conn *conn)
 	kweb_conn_arm(conn, conn->srv->limits.keepalive_timeout);
 }
 
+enum kweb_read {
+	KWEB_READ_WAIT,		/* no complete request yet */
+	KWEB_READ_ANSWERED,	/* a response is ready to send */
+	KWEB_READ_WORKER,	/* only the work item can answer this */
+};
+
 /*
  * Take the next request off the receive queue, if a whole head is there.
- * Returns true when a response has been prepared.
+ * In atomic context only cached files are answered; the head stays unread
+ * for the worker otherwise.
  */
-static bool kweb_conn_read(struct kweb_conn *conn)
+static enum kweb_read kweb_conn_read(struct kweb_conn *conn, bool atomic)
 {
 	struct sock *sk = conn->sk;
 	size_t max = conn->srv->limits.max_header_size;
@@ -128,7 +142,7 @@ static bool kweb_conn_read(struct kweb_conn *conn)
 		if (conn->discard) {
 			if (kweb_recv_eof(sk))
 				conn->state = KWEB_CONN_DONE;
-			return false;
+			return KWEB_READ_WAIT;
 		}
 	}
 
@@ -138,7 +152,7 @@ static bool kweb_conn_read(struct kweb_conn *conn)
 	if (!conn->peeked) {
 		if (kweb_recv_eof(sk))
 			conn->state = KWEB_CONN_DONE;
-		return false;
+		return KWEB_READ_WAIT;
 	}
 	if (conn->idle) {
 		/* The first bytes of a request start its header timeout. */
@@ -151,19 +165,25 @@ static bool kweb_conn_read(struct kweb_conn *conn)
 		/* A partial request and then EOF: nothing to answer. */
 		if (kweb_recv_eof(sk))
 			conn->state = KWEB_CONN_DONE;
-		return false;
+		return KWEB_READ_WAIT;
 	}
+	if (atomic && (res != KWEB_PARSE_OK ||
+		       !kweb_request_cached(conn, &req)))
+		return KWEB_READ_WORKER;
 	if (res == KWEB_PARSE_ERROR) {
 		kweb_response_error(conn, req.status,
 				    req.method == KWEB_METHOD_HEAD, false);
-		return true;
+		return KWEB_READ_ANSWERED;
 	}
 
 	kweb_recv_consume(sk, req.head_len);
 	conn->peeked = 0;
 	conn->discard = req.has_content_length ? req.content_length : 0;
-	kweb_request_handle(conn, &req);
-	return true;
+	if (atomic)
+		kweb_stat_add(KWEB_STAT_REQ_SOFTIRQ, 1);
+	else
+		kweb_request_handle(conn, &req);
+	return KWEB_READ_ANSWERED;
 }
 
 /* Our FIN is out: drop whatever still arrives until the peer's FIN. */
@@ -175,51 +195,78 @@ static void kweb_conn_linger(struct kweb_conn *conn)
 		conn->state = KWEB_CONN_DONE;
 }
 
-/* Advance the connection as far as it goes without waiting. */
-static void kweb_conn_run(struct kweb_conn *conn)
+/* Requests answered in one softirq run before the rest goes to the worker. */
+#define KWEB_ATOMIC_BUDGET 16
+
+/*
+ * Advance the connection as far as it goes without waiting. atomic: in
+ * softirq, do only what cannot sleep. Returns true when the work item
+ * has to take over.
+ */
+static bool kweb_conn_run(struct kweb_conn *conn, bool atomic)
 {
 	struct sock *sk = conn->sk;
+	unsigned int budget = KWEB_ATOMIC_BUDGET;
 	int err;
 
 	if (READ_ONCE(conn->abort) || sk->sk_err ||
+	    sk->sk_state == TCP_CLOSE || READ_ONCE(conn->timed_out)) {
+		if (atomic)
+			return true;
+	}
+	if (READ_ONCE(conn->abort) || sk->sk_err ||
 	    sk->sk_state == TCP_CLOSE) {
 		conn->state = KWEB_CONN_DONE;
-		return;
+		return false;
 	}
 	if (READ_ONCE(conn->timed_out)) {
 		WRITE_ONCE(conn->timed_out, false);
 		/* A stale expiry after the timer was re-armed is ignored. */
 		if (!timer_pending(&conn->timer)) {
 			conn->state = KWEB_CONN_DONE;
-			return;
+			return false;
 		}
 	}
 
 	for (;;) {
 		switch (conn->state) {
 		case KWEB_CONN_SEND:
+			/* Bodies from open files are read in, which sleeps. */
+			if (atomic && conn->resp.file.filp)
+				return true;
 			err = kweb_send_response(conn);
 			if (err == -EAGAIN) {
 				/* sk_write_space() brings us back. */
 				kweb_conn_arm(conn,
 					      conn->srv->limits.send_timeout);
-				return;
+				return false;
 			}
 			if (err) {
 				conn->state = KWEB_CONN_DONE;
-				return;
+				return atomic;
 			}
 			kweb_conn_response_done(conn);
 			break;
 		case KWEB_CONN_READ:
-			if (!kweb_conn_read(conn))
-				return;
+			if (atomic && !budget--)
+				return true;
+			switch (kweb_conn_read(conn, atomic)) {
+			case KWEB_READ_WAIT:
+				return atomic && conn->state != KWEB_CONN_READ;
+			case KWEB_READ_WORKER:
+				return true;
+			case KWEB_READ_ANSWERED:
+				break;
+			}
 			break;
 		case KWEB_CONN_LINGER:
+			/* Our FIN is sent from process context. */
+			if (atomic)
+				return true;
 			kweb_conn_linger(conn);
-			return;
+			return false;
 		case KWEB_CONN_DONE:
-			return;
+			return atomic;
 		}
 	}
 }
@@ -260,20 +307,22 @@ static void kweb_conn_close(struct kweb_conn *conn)
 static void kweb_conn_work(struct work_struct *work)
 {
 	struct kweb_conn *conn = container_of(work, struct kweb_conn, work);
-	bool done;
+	bool done, shutdown;
 
 	if (conn->closed)
 		goto out;
 	lock_sock(conn->sk);
-	kweb_conn_run(conn);
+	kweb_conn_run(conn, false);
+	/* Decided under the lock: softirq may move on once it is released. */
 	done = conn->state == KWEB_CONN_DONE;
+	shutdown = conn->shutdown_pending;
+	conn->shutdown_pending = false;
 	release_sock(conn->sk);
 
 	if (done) {
 		conn->closed = true;
 		kweb_conn_close(conn);
-	} else if (conn->shutdown_pending) {
-		conn->shutdown_pending = false;
+	} else if (shutdown) {
 		kernel_sock_shutdown(conn->sock, SHUT_WR);
 	}
 out:

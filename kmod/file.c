@@ -6,6 +6,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/dcache.h>
 #include <linux/fs.h>
 #include <linux/magic.h>
 #include <linux/namei.h>
@@ -15,6 +16,7 @@
 
 #include "compat.h"
 #include "kweb.h"
+#include "mime.h"
 
 /*
  * LOOKUP_BENEATH refuses ".." above the docroot and absolute symlinks with
@@ -24,13 +26,24 @@
 #define KWEB_LOOKUP (LOOKUP_FOLLOW | LOOKUP_BENEATH | LOOKUP_NO_MAGICLINKS)
 
 static int kweb_lookup(struct kweb_server *srv, const char *rel,
-		       struct path *path, struct kstat *st)
+		       struct path *path, struct kstat *st, bool *via_symlink)
 {
 	int err;
 
 	if (*rel) {
+		/*
+		 * Symlink-free paths first: only those may be cached, since
+		 * the cache cannot see a symlink being changed.
+		 */
 		err = vfs_path_lookup(srv->docroot.dentry, srv->docroot.mnt,
-				      rel, KWEB_LOOKUP, path);
+				      rel, KWEB_LOOKUP | LOOKUP_NO_SYMLINKS,
+				      path);
+		if (err == -ELOOP) {
+			*via_symlink = true;
+			err = vfs_path_lookup(srv->docroot.dentry,
+					      srv->docroot.mnt, rel,
+					      KWEB_LOOKUP, path);
+		}
 		if (err)
 			return err;
 	} else {
@@ -59,13 +72,15 @@ int kweb_file_open(struct kweb_server *srv, char *path, size_t len,
 	struct file *filp;
 	int err;
 
+	f->via_symlink = false;
+	f->rename_seq = raw_read_seqcount(&rename_lock.seqcount);
 	/* "dir/" fails with -ENOTDIR when dir is not a directory. */
-	err = kweb_lookup(srv, rel, &p, &st);
+	err = kweb_lookup(srv, rel, &p, &st, &f->via_symlink);
 	if (!err && path[len - 1] == '/') {
 		path_put(&p);
 		/* path now names the file served, for its MIME type. */
 		memcpy(path + len, "index.html", sizeof("index.html"));
-		err = kweb_lookup(srv, rel, &p, &st);
+		err = kweb_lookup(srv, rel, &p, &st, &f->via_symlink);
 		/* No index: listing directories is not kweb's business. */
 		if (err == -ENOENT)
 			return -EACCES;
@@ -89,7 +104,8 @@ int kweb_file_open(struct kweb_server *srv, char *path, size_t len,
 	f->filp = filp;
 	f->size = st.size;
 	f->mtime = st.mtime.tv_sec;
-	f->mode = st.mode;
+	f->ctime = st.ctime;
+	f->content_type = kweb_mime_type(path, strlen(path));
 	err = 0;
 out:
 	path_put(&p);

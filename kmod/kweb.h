@@ -16,6 +16,7 @@
 #include <linux/workqueue.h>
 #include <net/sock.h>
 
+#include "cache.h"
 #include "http_parse.h"
 #include "http_path.h"
 
@@ -36,12 +37,20 @@ struct kweb_limits {
 enum kweb_stat {
 	KWEB_STAT_CONN_ACCEPTED,
 	KWEB_STAT_CONN_CLOSED,
-	KWEB_STAT_REQ_WORKER,
-	KWEB_STAT_REQ_ERROR,
-	KWEB_STAT_BODY_SPLICED,
-	KWEB_STAT_BODY_COPIED,
+	KWEB_STAT_REQ_SOFTIRQ,		/* answered in the receive callback */
+	KWEB_STAT_REQ_WORKER,		/* answered by the work item */
+	KWEB_STAT_REQ_ERROR,		/* of those, 4xx/5xx errors */
+	KWEB_STAT_BODY_SPLICED,		/* body bytes handed to TCP as pages */
+	KWEB_STAT_BODY_COPIED,		/* body bytes TCP had to copy */
+	KWEB_STAT_CACHE_HITS,
+	KWEB_STAT_CACHE_MISSES,
+	KWEB_STAT_CACHE_EVICTIONS,
+	KWEB_STAT_CACHE_INVALIDATIONS,
 	KWEB_STAT_NR,
 };
+
+extern const char *const kweb_stat_names[KWEB_STAT_NR];
+extern atomic_long_t kweb_cache_pinned;	/* bytes of pages cache entries pin */
 
 struct kweb_stats {
 	u64 v[KWEB_STAT_NR];
@@ -74,6 +83,8 @@ struct kweb_server {
 	struct path docroot;
 	u16 port;
 	struct kweb_limits limits;
+	struct kweb_cache cache;
+	struct net *net;		/* where the listeners are */
 	struct kweb_listener listeners[2];	/* IPv4, IPv6 */
 	int nr_listeners;
 
@@ -91,19 +102,26 @@ enum kweb_conn_state {
 	KWEB_CONN_DONE,		/* to be released */
 };
 
-/* A file being sent. */
+/* A file being sent, and what the cache needs to know of it. */
 struct kweb_file {
 	struct file *filp;
 	loff_t size;
 	s64 mtime;
-	umode_t mode;
+	struct timespec64 ctime;
+	unsigned int rename_seq;	/* rename_lock, sampled before lookup */
+	bool via_symlink;		/* the lookup followed a symlink */
+	const char *content_type;
 };
 
-/* The response in flight: a header, then [pos, end) of a file. */
+/*
+ * The response in flight: a header, then [pos, end) of the body, from a
+ * cache entry (which softirq can send) or else from an open file.
+ */
 struct kweb_response {
 	char *hdr;
 	unsigned int hdr_len;
 	unsigned int hdr_sent;
+	struct kweb_centry *entry;
 	struct kweb_file file;
 	loff_t pos;
 	loff_t end;
@@ -136,6 +154,10 @@ struct kweb_conn {
 	struct kweb_response resp;
 };
 
+/* proc.c: /proc/net/kweb */
+int kweb_proc_init(struct kweb_server *srv);
+void kweb_proc_exit(struct kweb_server *srv);
+
 /* listener.c */
 int kweb_listeners_start(struct kweb_server *srv);
 void kweb_listeners_stop(struct kweb_server *srv);
@@ -148,8 +170,13 @@ int kweb_conn_init(void);
 void kweb_conn_exit(void);
 extern struct workqueue_struct *kweb_wq;
 
-/* request.c: turn a parsed request into a response (may sleep). */
+/*
+ * request.c: turn a parsed request into a response. The worker's
+ * kweb_request_handle() may sleep; kweb_request_cached() never does and
+ * answers only from the cache, returning false when it cannot.
+ */
 void kweb_request_handle(struct kweb_conn *conn, struct kweb_request *req);
+bool kweb_request_cached(struct kweb_conn *conn, struct kweb_request *req);
 void kweb_response_error(struct kweb_conn *conn, u16 status, bool head,
 			 bool keep_alive);
 void kweb_response_release(struct kweb_response *resp);

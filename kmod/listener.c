@@ -92,6 +92,13 @@ static int kweb_listener_start(struct kweb_server *srv,
 		return err;
 	sk = sock->sk;
 	sock_set_reuseaddr(sk);
+	/*
+	 * Children inherit these. They send from softirq: no sleeping
+	 * allocations, and no current->task_frag (6.2+), which belongs to
+	 * whatever task softirq interrupted.
+	 */
+	sk->sk_allocation = GFP_ATOMIC;
+	sk->sk_use_task_frag = false;
 	if (family == AF_INET6) {
 		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&addr;
 

@@ -40,7 +40,31 @@ module_param(send_timeout, uint, 0444);
 MODULE_PARM_DESC(send_timeout,
 		 "seconds a response may make no progress (default 60)");
 
+static uint cache_size = 64;
+module_param(cache_size, uint, 0444);
+MODULE_PARM_DESC(cache_size,
+		 "MiB of page-cache pages the file cache may pin (default 64)");
+
+static uint cache_max_file = 4096;
+module_param(cache_max_file, uint, 0444);
+MODULE_PARM_DESC(cache_max_file,
+		 "KiB: larger files are served but not cached (default 4096)");
+
 DEFINE_PER_CPU(struct kweb_stats, kweb_stats);
+
+const char *const kweb_stat_names[KWEB_STAT_NR] = {
+	[KWEB_STAT_CONN_ACCEPTED] = "connections_accepted",
+	[KWEB_STAT_CONN_CLOSED] = "connections_closed",
+	[KWEB_STAT_REQ_SOFTIRQ] = "requests_softirq",
+	[KWEB_STAT_REQ_WORKER] = "requests_worker",
+	[KWEB_STAT_REQ_ERROR] = "responses_error",
+	[KWEB_STAT_BODY_SPLICED] = "body_bytes_spliced",
+	[KWEB_STAT_BODY_COPIED] = "body_bytes_copied",
+	[KWEB_STAT_CACHE_HITS] = "cache_hits",
+	[KWEB_STAT_CACHE_MISSES] = "cache_misses",
+	[KWEB_STAT_CACHE_EVICTIONS] = "cache_evictions",
+	[KWEB_STAT_CACHE_INVALIDATIONS] = "cache_invalidations",
+};
 
 u64 kweb_stat_read(enum kweb_stat s)
 {
@@ -73,6 +97,10 @@ static int kweb_check_params(void)
 		       max_header_size);
 		return -EINVAL;
 	}
+	if (!cache_size || cache_size > 65536) {
+		pr_err("cache_size=%u is outside 1..65536 MiB\n", cache_size);
+		return -EINVAL;
+	}
 	if (!header_timeout || !keepalive_timeout || !send_timeout) {
 		pr_err("timeouts must be at least 1 second\n");
 		return -EINVAL;
@@ -102,12 +130,21 @@ static struct kweb_server *kweb_server_create(void)
 	srv->limits.keepalive_timeout = keepalive_timeout;
 	srv->limits.send_timeout = send_timeout;
 	srv->limits.linger_timeout = 5;
+	kweb_cache_init(&srv->cache, (size_t)cache_size << 20,
+			(size_t)cache_max_file << 10);
 	spin_lock_init(&srv->conns_lock);
 	INIT_LIST_HEAD(&srv->conns);
 	init_waitqueue_head(&srv->conns_wq);
 
+	err = kweb_proc_init(srv);
+	if (err) {
+		path_put(&srv->docroot);
+		kfree(srv);
+		return ERR_PTR(err);
+	}
 	err = kweb_listeners_start(srv);
 	if (err) {
+		kweb_proc_exit(srv);
 		path_put(&srv->docroot);
 		kfree(srv);
 		return ERR_PTR(err);
@@ -119,6 +156,8 @@ static void kweb_server_destroy(struct kweb_server *srv)
 {
 	kweb_listeners_stop(srv);
 	kweb_conns_stop(srv);
+	kweb_proc_exit(srv);
+	kweb_cache_flush(&srv->cache);
 	path_put(&srv->docroot);
 	kfree(srv);
 }
@@ -145,12 +184,15 @@ static int __init kweb_init(void)
 static void __exit kweb_exit(void)
 {
 	kweb_server_destroy(kweb_srv);
+	/* Flushes the cache entries' last puts. */
 	kweb_conn_exit();
-	pr_info("stopped: %llu connections, %llu requests, %llu body bytes spliced, %llu copied\n",
+	pr_info("stopped: %llu connections, %llu requests in softirq, %llu in the worker, %llu body bytes spliced, %llu copied, %ld bytes still pinned\n",
 		kweb_stat_read(KWEB_STAT_CONN_ACCEPTED),
+		kweb_stat_read(KWEB_STAT_REQ_SOFTIRQ),
 		kweb_stat_read(KWEB_STAT_REQ_WORKER),
 		kweb_stat_read(KWEB_STAT_BODY_SPLICED),
-		kweb_stat_read(KWEB_STAT_BODY_COPIED));
+		kweb_stat_read(KWEB_STAT_BODY_COPIED),
+		atomic_long_read(&kweb_cache_pinned));
 }
 
 module_init(kweb_init);

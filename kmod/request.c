@@ -86,6 +86,9 @@ void kweb_response_error(struct kweb_conn *conn, u16 status, bool head,
 
 void kweb_response_release(struct kweb_response *resp)
 {
+	if (resp->entry)
+		kweb_centry_put(resp->entry);
+	resp->entry = NULL;
 	kweb_file_close(&resp->file);
 	resp->pos = 0;
 	resp->end = 0;
@@ -146,49 +149,51 @@ static u16 kweb_file_status(const struct kweb_request *req,
 	}
 }
 
-static void kweb_reply_file(struct kweb_conn *conn, struct kweb_reply *rp,
-			    const struct kweb_request *req)
+/* What a 200 (or 206, 304, 416) for a file says about it. */
+struct kweb_meta {
+	loff_t size;
+	s64 mtime;
+	const char *etag;
+	int etag_len;
+	const char *last_modified;
+	const char *content_type;
+};
+
+/*
+ * Answer a request for a file described by m; the body comes from
+ * conn->resp's entry or file, whichever the caller set. Never sleeps.
+ */
+static void kweb_reply_body(struct kweb_conn *conn, struct kweb_reply *rp,
+			    const struct kweb_request *req,
+			    const struct kweb_meta *m)
 {
 	struct kweb_response *r = &conn->resp;
-	struct kweb_file *f = &r->file;
-	char etag[KWEB_ETAG_MAX + 1];
-	char lm[KWEB_HTTP_DATE_LEN + 1];
+	struct kweb_file f = { .size = m->size, .mtime = m->mtime };
 	struct kweb_resp_hdr h;
 	u64 first = 0, last = 0;
-	int etag_len;
 	u16 status;
 
-	etag_len = kweb_etag_format(etag, f->mtime, f->size);
-	kweb_http_date_format(f->mtime, lm);
-	status = kweb_file_status(req, f, etag, etag_len, rp->head,
+	status = kweb_file_status(req, &f, m->etag, m->etag_len, rp->head,
 				  &first, &last);
-
 	kweb_reply_init(rp, &h, status);
-	h.last_modified = lm;
-	h.etag = etag;
-	h.size = f->size;
-	if (status == 416) {
-		kweb_file_close(f);
-		h.unsatisfied_range = true;
-		kweb_reply_send(conn, rp, &h, true);
-		return;
-	}
-	if (status == 304) {
-		kweb_file_close(f);
-		kweb_reply_send(conn, rp, &h, false);
+	h.last_modified = m->last_modified;
+	h.etag = m->etag;
+	h.size = m->size;
+	if (status == 416 || status == 304) {
+		h.unsatisfied_range = status == 416;
+		kweb_reply_send(conn, rp, &h, status == 416);
 		return;
 	}
 	if (status == 206) {
 		h.content_range = true;
 		h.first = first;
 		h.last = last;
-	} else if (f->size) {
-		first = 0;
-		last = f->size - 1;
+	} else if (m->size) {
+		last = m->size - 1;
 	}
-	h.content_type = kweb_mime_type(conn->path, strlen(conn->path));
+	h.content_type = m->content_type;
 	h.has_length = true;
-	h.length = f->size ? last - first + 1 : 0;
+	h.length = m->size ? last - first + 1 : 0;
 	h.accept_ranges = true;
 	if (!rp->head && h.length) {
 		r->pos = first;
@@ -197,19 +202,89 @@ static void kweb_reply_file(struct kweb_conn *conn, struct kweb_reply *rp,
 	kweb_reply_send(conn, rp, &h, false);
 }
 
+/* Serve from a cache entry; takes over the caller's reference. */
+static void kweb_reply_entry(struct kweb_conn *conn, struct kweb_reply *rp,
+			     const struct kweb_request *req,
+			     struct kweb_centry *e)
+{
+	struct kweb_meta m = {
+		.size = e->size, .mtime = e->mtime,
+		.etag = e->etag, .etag_len = e->etag_len,
+		.last_modified = e->last_modified,
+		.content_type = e->content_type,
+	};
+
+	conn->resp.entry = e;
+	kweb_reply_body(conn, rp, req, &m);
+	if (!conn->resp.end) {
+		/* No body to send: let the entry go now. */
+		conn->resp.entry = NULL;
+		kweb_centry_put(e);
+	}
+}
+
+/* Serve from the open file in conn->resp.file. */
+static void kweb_reply_file(struct kweb_conn *conn, struct kweb_reply *rp,
+			    const struct kweb_request *req)
+{
+	struct kweb_file *f = &conn->resp.file;
+	char etag[KWEB_ETAG_MAX + 1];
+	char lm[KWEB_HTTP_DATE_LEN + 1];
+	struct kweb_meta m = {
+		.size = f->size, .mtime = f->mtime, .etag = etag,
+		.last_modified = lm, .content_type = f->content_type,
+	};
+
+	m.etag_len = kweb_etag_format(etag, f->mtime, f->size);
+	kweb_http_date_format(f->mtime, lm);
+	kweb_reply_body(conn, rp, req, &m);
+	if (!conn->resp.end)
+		kweb_file_close(f);
+}
+
+static void kweb_reply_init_req(struct kweb_reply *rp,
+				const struct kweb_request *req)
+{
+	rp->head = req->method == KWEB_METHOD_HEAD;
+	/* A chunked body we do not parse: answer, then close. */
+	rp->keep_alive = req->keep_alive && !req->chunked;
+	rp->http10 = req->minor == 0;
+}
+
+bool kweb_request_cached(struct kweb_conn *conn, struct kweb_request *req)
+{
+	struct kweb_reply rp;
+	struct kweb_target t;
+	struct kweb_centry *e;
+
+	/* Anything unusual is the worker's, which knows every answer. */
+	if (req->method == KWEB_METHOD_OTHER || req->major != 1 ||
+	    req->h2_preface || req->chunked ||
+	    (req->has_content_length && req->content_length))
+		return false;
+	if (kweb_path_normalize(req->target.p, req->target.len, conn->path,
+				PATH_MAX - sizeof("index.html"), &t))
+		return false;
+	e = kweb_cache_lookup(&conn->srv->cache, conn->path, t.path_len);
+	if (!e)
+		return false;
+	kweb_reply_init_req(&rp, req);
+	kweb_reply_entry(conn, &rp, req, e);
+	return true;
+}
+
 void kweb_request_handle(struct kweb_conn *conn, struct kweb_request *req)
 {
-	struct kweb_reply rp = {
-		.head = req->method == KWEB_METHOD_HEAD,
-		/* A chunked body we do not parse: answer, then close. */
-		.keep_alive = req->keep_alive && !req->chunked,
-		.http10 = req->minor == 0,
-	};
+	struct kweb_reply rp;
 	struct kweb_target t;
 	struct kweb_resp_hdr h;
+	struct kweb_centry *e;
 	int err;
 
 	kweb_stat_add(KWEB_STAT_REQ_WORKER, 1);
+	if (kweb_request_cached(conn, req))
+		return;
+	kweb_reply_init_req(&rp, req);
 	if (req->h2_preface || req->major != 1) {
 		rp.keep_alive = false;
 		kweb_reply_error(conn, &rp, 505);
@@ -229,6 +304,7 @@ void kweb_request_handle(struct kweb_conn *conn, struct kweb_request *req)
 		return;
 	}
 
+	kweb_stat_add(KWEB_STAT_CACHE_MISSES, 1);
 	err = kweb_file_open(conn->srv, conn->path, t.path_len,
 			     &conn->resp.file);
 	if (err == -EISDIR) {
@@ -249,6 +325,13 @@ void kweb_request_handle(struct kweb_conn *conn, struct kweb_request *req)
 			rp.keep_alive = false;
 		}
 		kweb_reply_error(conn, &rp, status);
+		return;
+	}
+	e = kweb_cache_fill(&conn->srv->cache, conn->path, t.path_len,
+			    &conn->resp.file);
+	if (e) {
+		kweb_file_close(&conn->resp.file);
+		kweb_reply_entry(conn, &rp, req, e);
 		return;
 	}
 	kweb_reply_file(conn, &rp, req);

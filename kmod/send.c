@@ -34,30 +34,45 @@ static int kweb_send_copy(struct sock *sk, struct page *page, int offset,
 	return n;
 }
 
+/* The page holding r->pos, with a reference, from the entry or the file. */
+static struct page *kweb_body_page(struct kweb_response *r)
+{
+	pgoff_t index = r->pos >> PAGE_SHIFT;
+	struct folio *folio;
+
+	/*
+	 * A file rewritten or truncated under us: never send what is not
+	 * the file's; the caller closes and the client sees a short body.
+	 */
+	if (r->entry) {
+		if (!kweb_centry_unchanged(r->entry))
+			return ERR_PTR(-ESTALE);
+		get_page(r->entry->pages[index]);
+		return r->entry->pages[index];
+	}
+	if (r->pos >= i_size_read(file_inode(r->file.filp)))
+		return ERR_PTR(-EIO);
+	folio = kweb_file_folio(&r->file, index);
+	if (IS_ERR(folio))
+		return ERR_CAST(folio);
+	return folio_file_page(folio, index);
+}
+
+/* Never sleeps with a cache entry; may with a file (reading it in). */
 static int kweb_send_body(struct kweb_conn *conn)
 {
 	struct kweb_response *r = &conn->resp;
 
 	while (r->pos < r->end) {
-		struct inode *inode = file_inode(r->file.filp);
-		pgoff_t index = r->pos >> PAGE_SHIFT;
 		size_t off = offset_in_page(r->pos);
 		size_t len = min_t(loff_t, PAGE_SIZE - off, r->end - r->pos);
 		int flags = MSG_DONTWAIT;
-		struct folio *folio;
 		struct page *page;
 		int n;
 
-		/*
-		 * A file truncated under us: never send what is not the
-		 * file's; the caller closes and the client sees a short body.
-		 */
-		if (r->pos >= i_size_read(inode))
-			return -EIO;
-		folio = kweb_file_folio(&r->file, index);
-		if (IS_ERR(folio))
-			return PTR_ERR(folio);
-		page = folio_file_page(folio, index);
+		page = kweb_body_page(r);
+		if (IS_ERR(page))
+			return PTR_ERR(page);
 		if (r->pos + len < r->end)
 			flags |= MSG_MORE;
 		if (sendpage_ok(page)) {
@@ -69,7 +84,7 @@ static int kweb_send_body(struct kweb_conn *conn)
 			if (n > 0)
 				kweb_stat_add(KWEB_STAT_BODY_COPIED, n);
 		}
-		folio_put(folio);
+		put_page(page);
 		if (n < 0)
 			return n;
 		if (!n)

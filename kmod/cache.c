@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The file cache. Entries pin a file's page-cache pages and hold what its
+ * response header needs; they are found under RCU, so softirq can answer
+ * from them, and filled by the worker on a miss.
+ *
+ * An entry is used only while nothing it depends on changed: the dentry
+ * is still hashed and names the same inode (a rename over it or an unlink
+ * unhashes it), the inode's size and ctime are those it was read with (any
+ * write, truncate or chmod moves ctime), and no rename happened anywhere
+ * since (rename_lock's sequence), which covers a parent directory being
+ * renamed. Paths that go through a symlink are not cached at all. A stale
+ * entry is dropped at its next lookup and the request goes to the worker.
+ *
+ * Memory is bounded by the pinned pages of hashed entries; eviction is
+ * CLOCK over an insertion-ordered list, so a hit only sets a bit.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/dcache.h>
+#include <linux/fs.h>
+#include <linux/jhash.h>
+#include <linux/mm.h>
+#include <linux/pagemap.h>
+#include <linux/slab.h>
+
+#include "cache.h"
+#include "kweb.h"
+
+atomic_long_t kweb_cache_pinned = ATOMIC_LONG_INIT(0);
+
+void kweb_cache_init(struct kweb_cache *c, size_t limit, size_t max_file)
+{
+	spin_lock_init(&c->lock);
+	hash_init(c->table);
+	INIT_LIST_HEAD(&c->lru);
+	c->limit = limit;
+	c->max_file = max_file;
+}
+
+static size_t kweb_centry_bytes(const struct kweb_centry *e)
+{
+	return (size_t)e->nr_pages << PAGE_SHIFT;
+}
+
+static void kweb_centry_free_work(struct work_struct *work)
+{
+	struct kweb_centry *e = container_of(work, struct kweb_centry,
+					     free_work);
+	unsigned int i;
+
+	for (i = 0; i < e->nr_pages; i++)
+		put_page(e->pages[i]);
+	atomic_long_sub(kweb_centry_bytes(e), &kweb_cache_pinned);
+	kvfree(e->pages);
+	if (e->inode)
+		iput(e->inode);
+	path_put(&e->path);
+	/* Lookups may still be reading the key under RCU. */
+	kfree_rcu(e, rcu);
+}
+
+/* Any context: the last reference may be dropped in softirq. */
+void kweb_centry_put(struct kweb_centry *e)
+{
+	if (refcount_dec_and_test(&e->ref))
+		queue_work(kweb_wq, &e->free_work);
+}
+
+/* The file's bytes are still those the entry pinned. */
+bool kweb_centry_unchanged(const struct kweb_centry *e)
+{
+	struct timespec64 ctime = inode_get_ctime(e->inode);
+
+	return i_size_read(e->inode) == e->size &&
+	       timespec64_equal(&ctime, &e->ctime);
+}
+
+/* ... and the request path still names that file. */
+bool kweb_centry_valid(const struct kweb_centry *e)
+{
+	struct dentry *d = e->path.dentry;
+
+	return raw_read_seqcount(&rename_lock.seqcount) == e->rename_seq &&
+	       !d_unhashed(d) && READ_ONCE(d->d_inode) == e->inode &&
+	       kweb_centry_unchanged(e);
+}
+
+/* Under c->lock. */
+static void kweb_cache_unhash(struct kweb_cache *c, struct kweb_centry *e)
+{
+	hash_del_rcu(&e->hnode);
+	list_del(&e->lru);
+	e->hashed = false;
+	c->bytes -= kweb_centry_bytes(e);
+	kweb_centry_put(e);
+}
+
+static void kweb_cache_invalidate(struct kweb_cache *c, struct kweb_centry *e)
+{
+	spin_lock_bh(&c->lock);
+	if (e->hashed) {
+		kweb_cache_unhash(c, e);
+		kweb_stat_add(KWEB_STAT_CACHE_INVALIDATIONS, 1);
+	}
+	spin_unlock_bh(&c->lock);
+}
+
+/*
+ * Any context. Returns a valid entry with a reference, or NULL; the
+ * worker counts the miss when it goes to the file.
+ */
+struct kweb_centry *kweb_cache_lookup(struct kweb_cache *c, const char *key,
+				      size_t len)
+{
+	u32 hash = jhash(key, len, 0);
+	struct kweb_centry *e;
+
+	rcu_read_lock();
+	hash_for_each_possible_rcu(c->table, e, hnode, hash) {
+		if (e->hash != hash || e->key_len != len ||
+		    memcmp(e->key, key, len))
+			continue;
+		if (!refcount_inc_not_zero(&e->ref))
+			break;
+		rcu_read_unlock();
+		if (!kweb_centry_valid(e)) {
+			kweb_cache_invalidate(c, e);
+			kweb_centry_put(e);
+			goto miss;
+		}
+		if (!READ_ONCE(e->referenced))
+			WRITE_ONCE(e->referenced, true);
+		kweb_stat_add(KWEB_STAT_CACHE_HITS, 1);
+		return e;
+	}
+	rcu_read_unlock();
+miss:
+	return NULL;
+}
+
+/* Under c->lock: evict until need more bytes fit, sparing recent hits. */
+static void kweb_cache_make_room(struct kweb_cache *c, size_t need)
+{
+	unsigned int spared = 0;
+
+	while (c->bytes + need > c->limit && !list_empty(&c->lru)) {
+		struct kweb_centry *e = list_last_entry(&c->lru,
+							struct kweb_centry,
+							lru);
+
+		if (READ_ONCE(e->referenced) && spared++ < 1024) {
+			WRITE_ONCE(e->referenced, false);
+			list_move(&e->lru, &c->lru);
+			continue;
+		}
+		kweb_cache_unhash(c, e);
+		kweb_stat_add(KWEB_STAT_CACHE_EVICTIONS, 1);
+	}
+}
+
+static void kweb_cache_insert(struct kweb_cache *c, struct kweb_centry *e)
+{
+	struct kweb_centry *old;
+	struct hlist_node *tmp;
+
+	spin_lock_bh(&c->lock);
+	hash_for_each_possible_safe(c->table, old, tmp, hnode, e->hash)
+		if (old->key_len == e->key_len &&
+		    !memcmp(old->key, e->key, e->key_len))
+			kweb_cache_unhash(c, old);
+	if (kweb_centry_bytes(e) <= c->limit) {
+		kweb_cache_make_room(c, kweb_centry_bytes(e));
+		refcount_inc(&e->ref);
+		e->hashed = true;
+		c->bytes += kweb_centry_bytes(e);
+		hash_add_rcu(c->table, &e->hnode, e->hash);
+		list_add(&e->lru, &c->lru);
+	}
+	spin_unlock_bh(&c->lock);
+}
+
+/*
+ * Process context: make an entry for the open file f, served for key
+ * (the normalized request path), and insert it. Returns it with a
+ * reference for the caller, or NULL when the file is not cacheable or
+ * changed while it was read.
+ */
+struct kweb_centry *kweb_cache_fill(struct kweb_cache *c, const char *key,
+				    size_t len, struct kweb_file *f)
+{
+	unsigned int i, nr = DIV_ROUND_UP(f->size, PAGE_SIZE);
+	struct kweb_centry *e;
+
+	if (f->via_symlink || f->size > c->max_file || (f->rename_seq & 1))
+		return NULL;
+	e = kzalloc(struct_size(e, key, len + 1), GFP_KERNEL);
+	if (!e)
+		return NULL;
+	e->pages = kvcalloc(nr, sizeof(*e->pages), GFP_KERNEL);
+	if (!e->pages) {
+		kfree(e);
+		return NULL;
+	}
+	refcount_set(&e->ref, 1);
+	INIT_WORK(&e->free_work, kweb_centry_free_work);
+	e->path = f->filp->f_path;
+	path_get(&e->path);
+	e->inode = file_inode(f->filp);
+	ihold(e->inode);
+	e->size = f->size;
+	e->ctime = f->ctime;
+	e->rename_seq = f->rename_seq;
+	e->mtime = f->mtime;
+	e->content_type = f->content_type;
+	e->etag_len = kweb_etag_format(e->etag, f->mtime, f->size);
+	kweb_http_date_format(f->mtime, e->last_modified);
+	e->key_len = len;
+	memcpy(e->key, key, len);
+	e->hash = jhash(key, len, 0);
+
+	for (i = 0; i < nr; i++) {
+		struct folio *folio = kweb_file_folio(f, i);
+
+		if (IS_ERR(folio))
+			goto drop;
+		/* The folio reference is kept, owned by this page slot. */
+		e->pages[i] = folio_file_page(folio, i);
+		e->nr_pages = i + 1;
+		atomic_long_add(PAGE_SIZE, &kweb_cache_pinned);
+	}
+	if (!kweb_centry_valid(e))
+		goto drop;
+	kweb_cache_insert(c, e);
+	return e;
+drop:
+	kweb_centry_put(e);
+	return NULL;
+}
+
+void kweb_cache_flush(struct kweb_cache *c)
+{
+	struct kweb_centry *e, *tmp;
+
+	spin_lock_bh(&c->lock);
+	list_for_each_entry_safe(e, tmp, &c->lru, lru)
+		kweb_cache_unhash(c, e);
+	spin_unlock_bh(&c->lock);
+}

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The file cache: normalized request path -> the file's pinned page-cache
+ * pages and what its response header needs. Looked up without sleeping
+ * (RCU) so softirq can answer from it; filled by the worker.
+ */
+#ifndef KWEB_CACHE_H
+#define KWEB_CACHE_H
+
+#include <linux/hashtable.h>
+#include <linux/path.h>
+#include <linux/refcount.h>
+#include <linux/spinlock.h>
+#include <linux/time64.h>
+#include <linux/workqueue.h>
+
+#include "http_cond.h"
+#include "http_date.h"
+
+struct kweb_centry {
+	struct hlist_node hnode;	/* in kweb_cache.table, RCU */
+	struct list_head lru;		/* under kweb_cache.lock */
+	struct rcu_head rcu;
+	struct work_struct free_work;	/* the last put may be in softirq */
+	refcount_t ref;			/* the table's, plus each user's */
+	bool referenced;		/* CLOCK bit: hit since the last sweep */
+	bool hashed;			/* in the table (under the lock) */
+	u32 hash;
+
+	/* What makes the entry valid; see kweb_centry_valid(). */
+	struct path path;
+	struct inode *inode;
+	loff_t size;
+	struct timespec64 ctime;
+	unsigned int rename_seq;
+
+	/* What the response needs. */
+	s64 mtime;
+	const char *content_type;
+	char etag[KWEB_ETAG_MAX + 1];
+	int etag_len;
+	char last_modified[KWEB_HTTP_DATE_LEN + 1];
+	unsigned int nr_pages;
+	struct page **pages;		/* a reference on each */
+
+	u32 key_len;
+	char key[];			/* the normalized path, NUL-terminated */
+};
+
+#define KWEB_CACHE_BITS 10
+
+struct kweb_cache {
+	spinlock_t lock;		/* writers; taken in softirq too */
+	DECLARE_HASHTABLE(table, KWEB_CACHE_BITS);
+	struct list_head lru;		/* most recently inserted first */
+	size_t bytes;			/* pinned by hashed entries */
+	size_t limit;
+	size_t max_file;
+};
+
+struct kweb_file;
+
+void kweb_cache_init(struct kweb_cache *c, size_t limit, size_t max_file);
+struct kweb_centry *kweb_cache_lookup(struct kweb_cache *c, const char *key,
+				      size_t len);
+struct kweb_centry *kweb_cache_fill(struct kweb_cache *c, const char *key,
+				    size_t len, struct kweb_file *f);
+bool kweb_centry_valid(const struct kweb_centry *e);
+bool kweb_centry_unchanged(const struct kweb_centry *e);
+void kweb_centry_put(struct kweb_centry *e);
+void kweb_cache_flush(struct kweb_cache *c);
+
+#endif /* KWEB_CACHE_H */
