@@ -1,0 +1,251 @@
+#!/usr/bin/env python3
+"""Fast-path tests for kweb, run inside a guest next to http_test.py.
+
+    fastpath_test.py --host H --port P --docroot D [--wrk SECONDS]
+
+Proves with /proc/net/kweb's counters that cached files are answered in
+softirq and spliced, never copied; that a file rewritten, truncated,
+replaced by rename or whose directory is renamed is served fresh; and
+(with --wrk) runs a 64-connection keep-alive wrk load whose every
+response must be a 200 of the right size. TAP lines, then
+"# N passed, N failed"; exit status 0 iff none failed.
+"""
+import argparse
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+
+PROC = "/proc/net/kweb"
+
+
+def counters():
+    with open(PROC) as f:
+        return {k: int(v) for k, v in (line.split() for line in f)}
+
+
+class Client:
+    """One keep-alive connection; exact status and body checks."""
+
+    def __init__(self, host, port):
+        self.sock = socket.create_connection((host, port), timeout=10)
+        self.buf = b""
+
+    def _fill(self):
+        data = self.sock.recv(65536)
+        if not data:
+            raise EOFError("server closed the connection")
+        self.buf += data
+
+    def response(self):
+        while b"\r\n\r\n" not in self.buf:
+            self._fill()
+        head, self.buf = self.buf.split(b"\r\n\r\n", 1)
+        lines = head.decode("latin-1").split("\r\n")
+        fields = dict(l.split(": ", 1) for l in lines[1:])
+        n = int(fields.get("Content-Length", "0"))
+        while len(self.buf) < n:
+            self._fill()
+        body, self.buf = self.buf[:n], self.buf[n:]
+        return lines[0], fields, body
+
+    def get(self, path):
+        self.send(path)
+        return self.response()
+
+    def send(self, *paths):
+        req = b"".join(b"GET %s HTTP/1.1\r\nHost: kweb\r\n\r\n" % p.encode()
+                       for p in paths)
+        self.sock.sendall(req)
+
+    def close(self):
+        self.sock.close()
+
+
+class Runner:
+    def __init__(self):
+        self.n = self.passed = self.failed = 0
+
+    def check(self, name, cond, diag=""):
+        self.n += 1
+        if cond:
+            self.passed += 1
+            print("ok %d - %s" % (self.n, name))
+        else:
+            self.failed += 1
+            print("not ok %d - %s" % (self.n, name))
+            for line in str(diag).splitlines():
+                print("#   " + line)
+        sys.stdout.flush()
+
+    def run(self, name, fn):
+        try:
+            fn()
+        except Exception as e:  # a crash is a failed test, not the end
+            self.check(name + " (raised)", False, "%s: %s" % (type(e).__name__, e))
+
+
+def write(path, data):
+    with open(path, "wb") as f:
+        f.write(data)
+    os.chmod(path, 0o644)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--host", default="127.0.0.1")
+    ap.add_argument("--port", type=int, default=80)
+    ap.add_argument("--docroot", required=True)
+    ap.add_argument("--wrk", type=int, default=0,
+                    help="seconds of 64-connection wrk load (0: none)")
+    args = ap.parse_args()
+    t = Runner()
+    top = os.path.join(args.docroot, "fast")
+    shutil.rmtree(top, ignore_errors=True)
+    os.makedirs(os.path.join(top, "d"))
+    os.chmod(top, 0o755)
+    os.chmod(os.path.join(top, "d"), 0o755)
+    small = b"fast path\n"
+    mid = bytes((i * 7 + 3) & 0xFF for i in range(1 << 20))  # 1 MiB
+    write(os.path.join(top, "small.txt"), small)
+    write(os.path.join(top, "mid.bin"), mid)
+    write(os.path.join(top, "d", "index.html"), b"<p>d</p>\n")
+
+    def expect(c, path, body, name):
+        status, fields, got = c.get(path)
+        t.check(name, status == "HTTP/1.1 200 OK" and got == body,
+                "status %r, %d bytes, first %r (want %d bytes %r)"
+                % (status, len(got), got[:40], len(body), body[:40]))
+
+    def softirq_small():
+        c = Client(args.host, args.port)
+        expect(c, "/fast/small.txt", small, "first GET of a small file (fills the cache)")
+        before = counters()
+        for _ in range(10):
+            c.get("/fast/small.txt")
+        after = counters()
+        c.close()
+        d = after["requests_softirq"] - before["requests_softirq"]
+        t.check("10 repeated GETs of a cached file answered in softirq",
+                d == 10, "requests_softirq grew by %d" % d)
+        h = after["cache_hits"] - before["cache_hits"]
+        t.check("... each a cache hit", h == 10, "cache_hits grew by %d" % h)
+
+    def pipelined():
+        c = Client(args.host, args.port)
+        c.get("/fast/d/")
+        before = counters()
+        c.send("/fast/small.txt", "/fast/d/", "/fast/small.txt")
+        bodies = [c.response()[2] for _ in range(3)]
+        after = counters()
+        c.close()
+        t.check("3 pipelined cached requests answered in order",
+                bodies == [small, b"<p>d</p>\n", small], repr(bodies))
+        d = after["requests_softirq"] - before["requests_softirq"]
+        t.check("... all 3 in softirq", d == 3, "requests_softirq grew by %d" % d)
+
+    def spliced():
+        c = Client(args.host, args.port)
+        expect(c, "/fast/mid.bin", mid, "1 MiB file, first GET")
+        before = counters()
+        for i in range(3):
+            expect(c, "/fast/mid.bin", mid, "1 MiB file from the cache, GET %d" % (i + 2))
+        after = counters()
+        c.close()
+        s = after["body_bytes_spliced"] - before["body_bytes_spliced"]
+        t.check("cached bodies are spliced: %d bytes" % (3 * len(mid)),
+                s == 3 * len(mid), "body_bytes_spliced grew by %d" % s)
+        t.check("no body byte was ever copied",
+                after["body_bytes_copied"] == 0,
+                "body_bytes_copied = %d" % after["body_bytes_copied"])
+        t.check("pinned bytes cover the cached files",
+                after["pinned_bytes"] >= len(mid), after)
+
+    def freshness():
+        c = Client(args.host, args.port)
+        path = os.path.join(top, "small.txt")
+        url = "/fast/small.txt"
+        expect(c, url, small, "before any change")
+        c.get(url)  # surely cached now
+        write(path, b"rewritten in place, longer\n")
+        expect(c, url, b"rewritten in place, longer\n", "rewritten: new bytes at once")
+        with open(path, "r+b") as f:
+            f.truncate(4)
+        expect(c, url, b"rewr", "truncated: new bytes at once")
+        with open(path, "r+b") as f:   # same size, same second: ctime moves
+            f.write(b"REWR")
+        expect(c, url, b"REWR", "rewritten, same size: new bytes at once")
+        tmp = os.path.join(top, "tmp.txt")
+        write(tmp, b"replaced by rename\n")
+        os.rename(tmp, path)
+        expect(c, url, b"replaced by rename\n", "replaced by rename: new file at once")
+        c.get("/fast/d/")
+        os.rename(os.path.join(top, "d"), os.path.join(top, "d.old"))
+        os.mkdir(os.path.join(top, "d"))
+        os.chmod(os.path.join(top, "d"), 0o755)
+        write(os.path.join(top, "d", "index.html"), b"<p>new d</p>\n")
+        expect(c, "/fast/d/", b"<p>new d</p>\n", "directory renamed and recreated: new index")
+        os.unlink(path)
+        status, _, _ = c.get(url)
+        t.check("deleted: 404 at once", status == "HTTP/1.1 404 Not Found", status)
+        write(path, small)
+        os.chmod(path, 0o600)
+        status, _, _ = c.get(url)
+        t.check("made unreadable: 403 at once", status == "HTTP/1.1 403 Forbidden", status)
+        os.chmod(path, 0o644)
+        expect(c, url, small, "readable again")
+        c.close()
+
+    def wrk_load():
+        script = os.path.join(top, "check.lua")
+        with open(script, "w") as f:
+            f.write("""
+-- Each wrk thread has its own Lua state: count there, add up in done().
+local threads = {}
+function setup(thread) table.insert(threads, thread) end
+bad = 0
+function response(status, headers, body)
+  if status ~= 200 or #body ~= %d then bad = bad + 1 end
+end
+function done(summary, latency, requests)
+  local total = 0
+  for _, t in ipairs(threads) do total = total + t:get("bad") end
+  io.write(string.format("requests %%d bad %%d errors %%d\\n",
+    summary.requests, total, summary.errors.connect +
+    summary.errors.read + summary.errors.write +
+    summary.errors.status + summary.errors.timeout))
+end
+""" % len(small))
+        host = "[%s]" % args.host if ":" in args.host else args.host
+        before = counters()
+        out = subprocess.run(
+            ["wrk", "-t2", "-c64", "-d%ds" % args.wrk, "-s", script,
+             "http://%s:%d/fast/small.txt" % (host, args.port)],
+            capture_output=True, text=True, timeout=args.wrk + 60).stdout
+        after = counters()
+        m = re.search(r"requests (\d+) bad (\d+) errors (\d+)", out)
+        t.check("wrk -c64 %ds keep-alive: every response a 200 of the right size"
+                % args.wrk, m and int(m.group(1)) > 0 and m.group(2) == "0"
+                and m.group(3) == "0", out)
+        d = after["requests_softirq"] - before["requests_softirq"]
+        print("# wrk: %s; softirq %d of %d requests" % (
+            m.group(0) if m else "?", d,
+            d + after["requests_worker"] - before["requests_worker"]))
+
+    t.run("softirq", softirq_small)
+    t.run("pipelined", pipelined)
+    t.run("spliced", spliced)
+    t.run("freshness", freshness)
+    with open(os.path.join(top, "small.txt"), "wb") as f:
+        f.write(small)
+    if args.wrk:
+        t.run("wrk", wrk_load)
+    print("# %d passed, %d failed" % (t.passed, t.failed))
+    return 1 if t.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
