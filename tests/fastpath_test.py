@@ -222,9 +222,10 @@ end
         host = "[%s]" % args.host if ":" in args.host else args.host
         before = counters()
         out = subprocess.run(
-            ["wrk", "-t2", "-c64", "-d%ds" % args.wrk, "-s", script,
+            ["wrk", "-t2", "-c64", "-d%ds" % args.wrk, "--timeout", "30s",
+             "-s", script,
              "http://%s:%d/fast/small.txt" % (host, args.port)],
-            capture_output=True, text=True, timeout=args.wrk + 60).stdout
+            capture_output=True, text=True, timeout=args.wrk + 90).stdout
         after = counters()
         m = re.search(r"requests (\d+) bad (\d+) errors (\d+)", out)
         t.check("wrk -c64 %ds keep-alive: every response a 200 of the right size"
