@@ -1,0 +1,299 @@
+#!/usr/bin/env bash
+# `make check` (and CI): install what is missing, build kweb for both stock
+# Debian kernels and a debug kernel, lint, then run KUnit and the
+# integration tests in QEMU guests, one guest at a time:
+#   debug     debug 6.12 (KASAN, lockdep, kmemleak): KUnit + integration
+#   stock61   Debian's 6.1: integration
+#   stock612  Debian's 6.12: integration
+# Every step is one or more test lines ("ok - ..." / "not ok - ..."); a step
+# that cannot run (say, its build failed) is a failing line, never an abort
+# without a summary. The last line is exactly "N passed, N failed", with
+# per-group counts above it; exit status 0 iff nothing failed.
+#
+#   check.sh [--quick]     --quick: stock 6.12 build + integration only
+#
+# The terminal gets test lines, failures' diagnostics and progress headers;
+# everything else goes to $KWEB_RESULTS/check.log (default
+# $KWEB_CACHE/results/<timestamp>, one subdirectory per guest).
+set -euo pipefail
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+readonly REPO
+export KWEB_CACHE=${KWEB_CACHE:-$HOME/.cache/kweb}
+STAMP=$(date +%Y%m%d-%H%M%S)
+export KWEB_RESULTS=${KWEB_RESULTS:-$KWEB_CACHE/results/$STAMP}
+readonly LOG=$KWEB_RESULTS/check.log
+# Guests: bounded, but generous for TCG (a debug boot alone takes ~70 s).
+readonly GUEST_TIMEOUT=${KWEB_GUEST_TIMEOUT:-900}
+readonly DEBUG_GUEST_TIMEOUT=${KWEB_DEBUG_GUEST_TIMEOUT:-1500}
+
+quick=0
+case ${1:-} in
+  '') ;;
+  --quick) quick=1 ;;
+  *) echo "usage: $0 [--quick]" >&2; exit 2 ;;
+esac
+
+declare -A PASS=() FAIL=()
+GROUPS_SEEN=()
+TIMES=()
+START=$SECONDS
+
+log() { echo "$*" >>"$LOG"; }
+header() {
+  local t=$((SECONDS - START))
+  printf '== [%02d:%02d] %s\n' $((t / 60)) $((t % 60)) "$*"
+  log "== [$t s] $*"
+}
+
+count() {
+  local group=$1 res=$2
+  [[ -v "PASS[$group]" ]] || { PASS[$group]=0; FAIL[$group]=0; GROUPS_SEEN+=("$group"); }
+  if [[ $res == ok ]]; then
+    PASS[$group]=$((PASS[$group] + 1))
+  else
+    FAIL[$group]=$((FAIL[$group] + 1))
+  fi
+}
+
+# Our own test lines.
+ok() { local g=$1; shift; count "$g" ok; echo "ok - $*"; log "ok - $*"; }
+not_ok() {
+  local g=$1; shift
+  count "$g" fail; echo "not ok - $*"; log "not ok - $*"
+}
+diag() {
+  local line
+  while IFS= read -r line; do
+    echo "# $line"
+    log "# $line"
+  done < <(head -n "${1:-30}")
+}
+
+# Read a step's output (test lines, diagnostics, chatter) from stdin: count
+# and show the test lines, show "# " lines only after a failure, log all.
+# A last line "::rc N" (see run_step) sets STEP_RC.
+STEP_RC=0
+emit() {
+  local group=$1 line showing=0
+  STEP_RC=0
+  while IFS= read -r line; do
+    case $line in
+      '::rc '*) STEP_RC=${line#::rc }; continue ;;
+    esac
+    log "$line"
+    if [[ $line =~ ^ok\  ]]; then
+      count "$group" ok; showing=0; echo "$line"
+    elif [[ $line =~ ^not\ ok\  ]]; then
+      count "$group" fail; showing=1; echo "$line"
+    elif [[ $line =~ ^#\ [0-9]+\ passed,\ [0-9]+\ failed ]]; then
+      : # a sub-runner's own summary: only ours may say that
+    elif [[ $line == '#'* ]] && ((showing)); then
+      echo "$line"
+    fi
+  done
+}
+
+# run_step GROUP CMD...: CMD's stdout through emit; stderr to the log.
+run_step() {
+  local group=$1
+  shift
+  emit "$group" < <(
+    rc=0
+    "$@" 2>>"$LOG" || rc=$?
+    echo "::rc $rc"
+  )
+}
+
+# timed NAME CMD...: run and remember the wall time for the final table.
+timed() {
+  local name=$1 t0=$SECONDS rc=0
+  shift
+  "$@" || rc=$?
+  TIMES+=("$name $((SECONDS - t0))s")
+  return "$rc"
+}
+
+# ---------------------------------------------------------------- steps
+
+step_deps() {
+  header "installing what is missing (scripts/deps.sh)"
+  if "$REPO/scripts/deps.sh" >>"$LOG" 2>&1; then
+    ok host "dependencies installed"
+  else
+    not_ok host "dependencies installed"
+    tail -n 20 "$LOG" | diag 20
+  fi
+}
+
+K61_IMAGE='' K61_KDIR='' K612_IMAGE='' K612_KDIR=''
+step_kernels() {
+  local out
+  if out=$("$REPO/scripts/kernels.sh" 2>>"$LOG"); then
+    eval "$out"
+    log "$out"
+    ok host "stock kernels found ($(basename "$K61_KDIR"), $(basename "$K612_KDIR"))"
+  else
+    not_ok host "stock kernels found"
+    tail -n 5 "$LOG" | diag 5
+    # Keep whatever half was found.
+    eval "$(grep -E '^K6[0-9]+_(IMAGE|KDIR)=' <<<"$out" || true)"
+  fi
+}
+
+# build_module TAG KDIR [NEED_KUNIT]: one test line; 0 iff kweb.ko (and
+# kweb_test.ko if asked) came out.
+build_module() {
+  local tag=$1 kdir=$2 need_kunit=${3:-0} blog dir
+  blog=$KWEB_RESULTS/build-$tag.log
+  dir=$REPO/build/$(basename "$kdir")
+  header "building kweb.ko for $tag ($(basename "$kdir"))"
+  if make -C "$REPO" modules KDIR="$kdir" >"$blog" 2>&1 &&
+      [[ -r $dir/kweb.ko ]] &&
+      { ((!need_kunit)) || [[ -r $dir/kweb_test.ko ]]; }; then
+    ok "$tag" "build kweb.ko$( ((need_kunit)) && echo ' and kweb_test.ko') for $tag"
+    return 0
+  fi
+  not_ok "$tag" "build kweb.ko$( ((need_kunit)) && echo ' and kweb_test.ko') for $tag"
+  { grep -E 'error|Error|warning:' "$blog" || tail -n 20 "$blog"; } | diag 30
+  echo "full log: $blog" | diag 1
+  return 1
+}
+
+DEBUG_IMAGE='' DEBUG_KDIR=''
+step_debug_kernel() {
+  local out
+  header "debug kernel (scripts/debug-kernel.sh; ~15 min the first time, cached after)"
+  if out=$("$REPO/scripts/debug-kernel.sh" 2>>"$LOG"); then
+    DEBUG_IMAGE=$(sed -n 's/^KERNEL=//p' <<<"$out")
+    DEBUG_KDIR=$(sed -n 's/^KDIR=//p' <<<"$out")
+  fi
+  if [[ -n $DEBUG_IMAGE && -r $DEBUG_IMAGE && -n $DEBUG_KDIR ]]; then
+    ok debug "debug kernel built ($DEBUG_IMAGE)"
+    return 0
+  fi
+  not_ok debug "debug kernel built"
+  tail -n 20 "$LOG" | diag 20
+  return 1
+}
+
+step_lint() {
+  header "lint (checkpatch, W=1 C=2 builds, shellcheck)"
+  run_step lint "$REPO/scripts/lint.sh"
+  if ((STEP_RC != 0 && ${FAIL[lint]:-0} == 0)); then
+    not_ok lint "lint.sh completed (status $STEP_RC)"
+  fi
+}
+
+# guest TAG IMAGE TIMEOUT -- GUEST-CMD...: one boot; its test lines count
+# under TAG, plus a line of our own for the guest finishing at all.
+guest() {
+  local tag=$1 image=$2 tmo=$3 rundir=$KWEB_RESULTS/$1
+  shift 4
+  header "guest $tag: booting $(basename "$image") (timeout ${tmo}s)"
+  run_step "$tag" "$REPO/scripts/vm.sh" --name "$tag" --memory 2G \
+    --timeout "$tmo" "$image" -- "$@"
+  local seen=$((${PASS[$tag]:-0} + ${FAIL[$tag]:-0}))
+  case $STEP_RC in
+    124) not_ok "$tag" "$tag: guest finished within ${tmo}s" ;;
+    125) not_ok "$tag" "$tag: guest finished (it crashed or QEMU died)" ;;
+    *) ok "$tag" "$tag: guest finished (status $STEP_RC)"; return 0 ;;
+  esac
+  # Why: splats and the end of the console.
+  {
+    grep -E 'BUG:|WARNING:|KASAN|Oops|Kernel panic|general protection|soft lockup|hung_task' \
+      "$rundir/console.log" | head -n 20 || true
+    echo "--- end of $rundir/console.log:"
+    tail -n 15 "$rundir/console.log" 2>/dev/null || true
+  } | diag 40
+  log "guest $tag: $seen test lines before it ended"
+}
+
+not_run() { not_ok "$1" "$1: $2 (not run: $3)"; }
+
+# ---------------------------------------------------------------- main
+
+summary() {
+  local g total_p=0 total_f=0
+  header "done; logs in $KWEB_RESULTS"
+  echo "== stage times: ${TIMES[*]}"
+  log "stage times: ${TIMES[*]}"
+  for g in "${GROUPS_SEEN[@]}"; do
+    printf '   %-9s passed %4d   failed %4d\n' "$g" "${PASS[$g]}" "${FAIL[$g]}"
+    total_p=$((total_p + PASS[$g]))
+    total_f=$((total_f + FAIL[$g]))
+  done
+  log "$total_p passed, $total_f failed"
+  echo "$total_p passed, $total_f failed"
+  ((total_f == 0))
+}
+
+prune_results() {
+  # Keep the 20 newest runs of our own default location.
+  local root=$KWEB_CACHE/results
+  [[ $KWEB_RESULTS == "$root/$STAMP" ]] || return 0
+  find "$root" -mindepth 1 -maxdepth 1 -type d -printf '%T@ %p\n' 2>/dev/null |
+    sort -rn | tail -n +21 | cut -d' ' -f2- |
+    while IFS= read -r d; do rm -rf -- "$d"; done
+}
+
+main() {
+  mkdir -p "$KWEB_RESULTS"
+  : >"$LOG"
+  prune_results
+  ln -sfn "$KWEB_RESULTS" "$KWEB_CACHE/results/latest" 2>/dev/null || true
+  header "kweb check$( ((quick)) && echo ' --quick'): logs in $KWEB_RESULTS"
+
+  timed deps step_deps
+  timed kernels step_kernels
+
+  local b61=1 b612=1 bdebug=1 ko612 ko61
+  ko61=$REPO/build/$(basename "${K61_KDIR:-none}")/kweb.ko
+  ko612=$REPO/build/$(basename "${K612_KDIR:-none}")/kweb.ko
+
+  if [[ -n $K612_KDIR ]]; then
+    timed build612 build_module stock612 "$K612_KDIR" || b612=0
+  else
+    not_run stock612 "build kweb.ko" "no stock 6.12 kernel"; b612=0
+  fi
+  if ((!quick)); then
+    if [[ -n $K61_KDIR ]]; then
+      timed build61 build_module stock61 "$K61_KDIR" || b61=0
+    else
+      not_run stock61 "build kweb.ko" "no stock 6.1 kernel"; b61=0
+    fi
+    if timed debug-kernel step_debug_kernel; then
+      timed build-debug build_module debug "$DEBUG_KDIR" 1 || bdebug=0
+    else
+      bdebug=0
+    fi
+    timed lint step_lint
+
+    local dko dtko
+    dko=$REPO/build/$(basename "${DEBUG_KDIR:-none}")/kweb.ko
+    dtko=$REPO/build/$(basename "${DEBUG_KDIR:-none}")/kweb_test.ko
+    if ((bdebug)); then
+      # KASAN and lockdep make everything slower: more time per client run.
+      KWEB_HTTP_TIMEOUT=${KWEB_HTTP_TIMEOUT:-420} \
+        timed guest-debug guest debug "$DEBUG_IMAGE" "$DEBUG_GUEST_TIMEOUT" -- \
+        "$REPO/tests/guest/debug.sh" "$dko" "$dtko" "$KWEB_RESULTS/debug" debug
+    else
+      not_run debug "KUnit and integration tests" "no debug kernel or module"
+    fi
+    if ((b61)); then
+      timed guest-stock61 guest stock61 "$K61_IMAGE" "$GUEST_TIMEOUT" -- \
+        "$REPO/tests/guest/integration.sh" "$ko61" "$KWEB_RESULTS/stock61" stock61
+    else
+      not_run stock61 "integration tests" "no module for 6.1"
+    fi
+  fi
+  if ((b612)); then
+    timed guest-stock612 guest stock612 "$K612_IMAGE" "$GUEST_TIMEOUT" -- \
+      "$REPO/tests/guest/integration.sh" "$ko612" "$KWEB_RESULTS/stock612" stock612
+  else
+    not_run stock612 "integration tests" "no module for 6.12"
+  fi
+  summary
+}
+
+main

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Install what kweb's build and tests need, and nothing when all is there:
+# Debian packages (checked one by one with dpkg -s; apt-get runs only if
+# something is missing) and virtme-ng from PyPI (only if vng is missing).
+# Safe to run any number of times; silent when there is nothing to do.
+set -euo pipefail
+
+# Keep in step with what the scripts use:
+#  kernels + headers   the stock 6.1 (linux-*-amd64) and 6.12 targets
+#  qemu, busybox-static  virtme-ng guests (vng builds an initramfs with
+#                      busybox to load a stock kernel's virtio/9p modules)
+#  nginx wrk httperf curl  reference server and load/HTTP clients
+#  sparse             make lint (C=2)
+#  linux-source-6.12  debug kernel and checkpatch.pl
+#  flex ... dwarves   kernel builds
+#  (and the linter)  shellcheck, for the shell scripts
+readonly APT_PACKAGES=(
+  linux-image-amd64 linux-headers-amd64
+  linux-image-6.12-amd64 linux-headers-6.12-amd64
+  qemu-system-x86 busybox-static
+  nginx wrk httperf curl sparse rsync e2fsprogs iproute2 kmod cpio python3
+  build-essential flex bison bc libelf-dev libssl-dev dwarves xz-utils
+  linux-source-6.12 shellcheck
+)
+# The virtme-ng release the scripts were written against (exit status and
+# --verbose console behaviour were checked with it).
+readonly VNG_SPEC=${KWEB_VNG_SPEC:-virtme-ng==1.42}
+
+say() { echo "deps: $*" >&2; }
+
+as_root() {
+  if ((EUID == 0)); then "$@"; else sudo "$@"; fi
+}
+
+install_apt() {
+  local missing=() p
+  for p in "${APT_PACKAGES[@]}"; do
+    dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+  done
+  ((${#missing[@]})) || return 0
+  say "installing Debian packages: ${missing[*]}"
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get update -q >&2
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+    --no-install-recommends "${missing[@]}" >&2
+}
+
+install_vng() {
+  command -v vng >/dev/null && return 0
+  say "installing $VNG_SPEC from PyPI"
+  local py
+  py=$(command -v python3)
+  # A Debian-managed python refuses plain pip installs (PEP 668); a pyenv
+  # or venv python does not know the flag's meaning but accepts it on pip
+  # >= 23, so only fall back to it when the first try was refused.
+  if ! "$py" -m pip install -q "$VNG_SPEC" >&2; then
+    "$py" -m pip install -q --break-system-packages "$VNG_SPEC" >&2
+  fi
+  # pyenv needs its shims regenerated for a newly installed console script.
+  if command -v pyenv >/dev/null; then pyenv rehash || true; fi
+  hash -r
+  command -v vng >/dev/null && return 0
+  # pip --user or a system python may have put it where PATH does not look.
+  local bindir
+  bindir=$("$py" -c 'import sysconfig; print(sysconfig.get_path("scripts"))')
+  if [[ -x $bindir/vng ]]; then
+    say "vng installed in $bindir, which is not on PATH: add it"
+  fi
+  say "vng still not found after installing $VNG_SPEC"
+  return 1
+}
+
+install_apt
+install_vng

@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# `make lint`: static checks, one test line each ("ok - lint: ..." or
+# "not ok - lint: ..." with "# " diagnostics):
+#   - checkpatch.pl --no-tree -f on every kmod/, kunit/ and uapi/linux/ source
+#   - a W=1 C=2 (sparse on every file) build against each stock kernel, which
+#     must print no "warning:" / "error:" line at all
+#   - shellcheck on the project's shell scripts (if shellcheck is installed)
+# Logs go to $KWEB_RESULTS/lint/ (default under $KWEB_CACHE/results).
+# Exit status 0 iff all passed.
+set -euo pipefail
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+readonly REPO
+readonly KWEB_CACHE=${KWEB_CACHE:-$HOME/.cache/kweb}
+readonly TARBALL=/usr/src/linux-source-6.12.tar.xz
+readonly RESULTS=${KWEB_RESULTS:-$KWEB_CACHE/results/lint-$(date +%Y%m%d-%H%M%S)}
+readonly LOGDIR=$RESULTS/lint
+
+PASSED=0
+FAILED=0
+ok() { echo "ok - lint: $*"; PASSED=$((PASSED + 1)); }
+not_ok() { echo "not ok - lint: $*"; FAILED=$((FAILED + 1)); }
+diag() { head -n "${1:-30}" | sed 's/^/# /'; }
+
+# checkpatch.pl and the data files it reads from its own directory
+# (spelling.txt, const_structs.checkpatch). In order: an explicit
+# $KWEB_CHECKPATCH, an unpacked 6.12 source tree (a developer's, or the one
+# scripts/debug-kernel.sh builds in), else just those three files taken out
+# of Debian's linux-source-6.12 tarball once and cached.
+find_checkpatch() {
+  local tree cand
+  if [[ -n ${KWEB_CHECKPATCH:-} ]]; then
+    echo "$KWEB_CHECKPATCH"
+    return 0
+  fi
+  for tree in /root/src/linux-source-6.12 /usr/src/linux-source-6.12; do
+    cand=$tree/scripts/checkpatch.pl
+    [[ -r $cand ]] && { echo "$cand"; return 0; }
+  done
+  tree=$("$REPO/scripts/debug-kernel.sh" --print 2>/dev/null |
+    sed -n 's/^KDIR=//p') || true
+  if [[ -n $tree && -r $tree/scripts/checkpatch.pl ]]; then
+    echo "$tree/scripts/checkpatch.pl"
+    return 0
+  fi
+  extract_checkpatch
+}
+
+extract_checkpatch() {
+  local dir=$KWEB_CACHE/checkpatch top=linux-source-6.12
+  if [[ ! -r $dir/scripts/checkpatch.pl ]]; then
+    [[ -r $TARBALL ]] || return 1
+    rm -rf "$dir.tmp"
+    mkdir -p "$dir.tmp"
+    tar -C "$dir.tmp" -xJf "$TARBALL" --strip-components=1 \
+      "$top/scripts/checkpatch.pl" "$top/scripts/spelling.txt" \
+      "$top/scripts/const_structs.checkpatch" >&2 || return 1
+    rm -rf "$dir"
+    mv "$dir.tmp" "$dir"
+  fi
+  echo "$dir/scripts/checkpatch.pl"
+}
+
+lint_checkpatch() {
+  local cp files=() f out
+  shopt -s nullglob
+  files=("$REPO"/kmod/*.[ch] "$REPO"/kunit/*.[ch] "$REPO"/uapi/linux/*.h)
+  shopt -u nullglob
+  if ! cp=$(find_checkpatch); then
+    not_ok "checkpatch.pl found"
+    echo "no kernel source tree and no $TARBALL (apt-get install linux-source-6.12)" | diag
+    return
+  fi
+  echo "checkpatch: $cp" >>"$LOGDIR/checkpatch.log"
+  for f in "${files[@]}"; do
+    out=$LOGDIR/checkpatch-$(basename "$(dirname "$f")")-$(basename "$f").txt
+    if perl "$cp" --no-tree --no-summary --terse --show-types -f "$f" \
+        >"$out" 2>&1; then
+      ok "checkpatch ${f#"$REPO"/}"
+    else
+      not_ok "checkpatch ${f#"$REPO"/}"
+      diag 30 <"$out"
+    fi
+  done
+}
+
+# W=1 C=2 build for one kernel, in its own build dir so the plain build
+# (whose objects are not sparse-checked) is not disturbed.
+lint_build() {
+  local tag=$1 kdir=$2 name log bad
+  name=$(basename "$kdir")
+  log=$LOGDIR/build-$tag.log
+  if ! make -C "$REPO" modules KDIR="$kdir" W=1 C=2 \
+      BUILD="$REPO/build/lint-$name" >"$log" 2>&1; then
+    not_ok "W=1 C=2 build for $tag ($name)"
+    grep -E 'error|warning' "$log" | diag 30
+    return
+  fi
+  # Compiler warnings and sparse's complaints (file:line:col: warning/error).
+  bad=$(grep -E 'warning:|error:|: sparse:' "$log" || true)
+  if [[ -n $bad ]]; then
+    not_ok "W=1 C=2 build for $tag ($name) without warnings"
+    echo "$bad" | diag 30
+  else
+    ok "W=1 C=2 build for $tag ($name) without warnings"
+  fi
+}
+
+# One line per script, so a failure names its file.
+lint_shell() {
+  command -v shellcheck >/dev/null || return 0
+  local f rel out
+  shopt -s nullglob
+  for f in "$REPO"/scripts/*.sh "$REPO"/tests/guest/*.sh "$REPO"/.ci/run; do
+    rel=${f#"$REPO"/}
+    out=$LOGDIR/shellcheck-$(basename "$f").txt
+    # -x follows "source" lines (tests/guest/lib.sh), paths from the root.
+    if (cd "$REPO" && shellcheck -x "$rel") >"$out" 2>&1; then
+      ok "shellcheck $rel"
+    else
+      not_ok "shellcheck $rel"
+      diag 30 <"$out"
+    fi
+  done
+  shopt -u nullglob
+}
+
+main() {
+  mkdir -p "$LOGDIR"
+  local kernels
+  if ! kernels=$("$REPO/scripts/kernels.sh" 2>"$LOGDIR/kernels.err"); then
+    not_ok "stock kernels installed"
+    diag <"$LOGDIR/kernels.err"
+  else
+    eval "$kernels"
+  fi
+  lint_checkpatch
+  if [[ -n ${K61_KDIR:-} ]]; then lint_build stock61 "$K61_KDIR"; fi
+  if [[ -n ${K612_KDIR:-} ]]; then lint_build stock612 "$K612_KDIR"; fi
+  lint_shell
+  echo "# lint: passed $PASSED, failed $FAILED"
+  ((FAILED == 0))
+}
+
+main "$@"

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Everything for the debug kernel in one boot (a boot under TCG with KASAN
+# and lockdep costs over a minute): KUnit first, then the integration tests.
+#
+#   debug.sh KWEB_KO KWEB_TEST_KO RESULTS_DIR [TAG]
+#
+# Exit status 0 iff both passed.
+set -uo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+KO=${1:?usage: debug.sh KWEB_KO KWEB_TEST_KO RESULTS_DIR [TAG]}
+TEST_KO=${2:?}
+RUN_DIR=${3:?}
+TAG=${4:-debug}
+
+rc=0
+"$HERE/kunit.sh" "$TEST_KO" "$RUN_DIR" "$TAG" || rc=1
+"$HERE/integration.sh" "$KO" "$RUN_DIR" "$TAG" || rc=1
+exit "$rc"

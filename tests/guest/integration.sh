@@ -1,0 +1,275 @@
+#!/usr/bin/env bash
+# Integration tests of kweb.ko, run as root inside a virtme-ng guest (see
+# scripts/check.sh, which boots it through scripts/vm.sh):
+#
+#   integration.sh [KWEB_KO [RESULTS_DIR [TAG]]]
+#
+# or the same from $KWEB_KO, $KWEB_RUN_DIR, $KWEB_TAG. TAG (stock61,
+# stock612, debug) prefixes every test name. Loads the module on a tmpfs
+# docroot made by tests/make_docroot.py, runs tests/http_test.py over IPv4
+# and IPv6, unloads it, checks that bad parameters make insmod fail, then
+# (debug kernel) looks for leaks and finally for kernel splats in dmesg.
+# Exit status 0 iff every test line is "ok".
+set -uo pipefail # no -e: a failing check is a test line, not the end
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(cd "$HERE/../.." && pwd)
+# shellcheck source=tests/guest/lib.sh
+. "$HERE/lib.sh"
+
+KO=${1:-${KWEB_KO:-}}
+RUN_DIR=${2:-${KWEB_RUN_DIR:-}}
+TAG=${3:-${KWEB_TAG:-guest}}
+[[ -n $KO && -r $KO ]] || die "$TAG: kweb.ko given and readable (${KO:-unset})"
+[[ -n $RUN_DIR ]] || die "$TAG: results directory given"
+mkdir -p "$RUN_DIR"
+
+PORT=80
+BUSY_PORT=81
+# A guest-private tmpfs: the guest's / is the host's disk, and serving from
+# 9p is slow. make_docroot.py also writes next to the docroot (outside/).
+BASE=/run/kweb-it
+DOCROOT=$BASE/www
+HTTP_TEST=${KWEB_HTTP_TEST:-$REPO/tests/http_test.py}
+# Optional second client (same interface): the fast-path counters, file
+# freshness and a short wrk load; run over IPv4 when present.
+FASTPATH_TEST=${KWEB_FASTPATH_TEST:-$REPO/tests/fastpath_test.py}
+WRK_SECONDS=${KWEB_WRK_SECONDS:-5}
+MAKE_DOCROOT=${KWEB_MAKE_DOCROOT:-$REPO/tests/make_docroot.py}
+# Per http_test.py run (199 tests, 10 s deadline each: a server that stops
+# answering would take over half an hour); the guest has its own timeout.
+HTTP_TIMEOUT=${KWEB_HTTP_TIMEOUT:-300}
+
+LOG=$RUN_DIR/integration.log
+: >"$LOG"
+umask 022
+
+setup() {
+  ensure_debugfs
+  ip link set lo up 2>/dev/null || true
+  kmemleak_baseline integration
+  kmsg_mark "integration ($TAG) begin"
+  say "$TAG: kernel $(uname -r), module $KO"
+}
+
+make_docroot() {
+  local err=$RUN_DIR/make_docroot.err rc=0
+  {
+    mount_tmpfs "$BASE" && "$PY" "$MAKE_DOCROOT" "$DOCROOT" &&
+      chmod 0755 "$DOCROOT"
+  } >"$err" 2>&1 || rc=$?
+  result "$TAG: make docroot on tmpfs" "$rc" "$err"
+  return "$rc"
+}
+
+# insmod with a timeout (a module init that never returns must not eat the
+# guest's whole budget); output to $LOG.
+insmod_kweb() {
+  echo "+ insmod $KO $*" >>"$LOG"
+  bounded 60 insmod "$KO" "$@" >>"$LOG" 2>&1
+}
+
+rmmod_kweb() {
+  echo "+ rmmod kweb" >>"$LOG"
+  bounded 60 rmmod kweb >>"$LOG" 2>&1
+}
+
+load() {
+  local before rc=0 diagf=$RUN_DIR/load.diag
+  before=$(kmsg_lines)
+  insmod_kweb "docroot=$DOCROOT" "port=$PORT" || rc=$?
+  if ((rc == 0)) && module_loaded kweb; then
+    ok "$TAG: insmod kweb.ko docroot=$DOCROOT port=$PORT"
+  else
+    not_ok "$TAG: insmod kweb.ko docroot=$DOCROOT port=$PORT (status $rc)"
+    { tail -n 5 "$LOG"; kmsg_since "$before"; } | diag 30
+    return 1
+  fi
+  if wait_port "$PORT" 10; then
+    ok "$TAG: kweb listens on port $PORT"
+  else
+    not_ok "$TAG: kweb listens on port $PORT"
+    { ss -ltnp; kmsg_since "$before"; } >"$diagf" 2>&1
+    diag 30 <"$diagf"
+    return 1
+  fi
+}
+
+# Kernel deaths (not every splat: a KASAN report or a WARNING leaves the
+# kernel running, and dmesg_check fails the run for those anyway).
+readonly OOPS_RE='Oops|general protection fault|Kernel panic|BUG: unable to handle'
+oops_count() { kmsg | grep -cE "$OOPS_RE"; }
+
+# Run the client in the background and stop it as soon as the kernel oopses:
+# after that every test would only wait out its deadline. Sets HTTP_OOPSED.
+#   run_http_client OUT CLIENT ARGS...
+run_http_client() {
+  local out=$1 client=$2 oopses pid rc=0
+  shift 2
+  oopses=$(oops_count)
+  HTTP_OOPSED=0
+  timeout "$HTTP_TIMEOUT" "$PY" "$client" "$@" >"$out" 2>&1 &
+  pid=$!
+  while kill -0 "$pid" 2>/dev/null; do
+    if (($(oops_count) > oopses)); then
+      HTTP_OOPSED=1
+      kill "$pid" 2>/dev/null
+      break
+    fi
+    sleep 2
+  done
+  wait "$pid" || rc=$?
+  return "$rc"
+}
+
+# Run one test client (http_test.py interface); its TAP lines become ours,
+# renamed "TAG LABEL: name" so the runs stay apart.
+#   client_tests CLIENT LABEL HOST [EXTRA-ARGS...]
+client_tests() {
+  local client=$1 label=$2 host=$3 out=$RUN_DIR/client-$2.txt rc=0 n
+  local cname
+  cname=$(basename "$client")
+  shift 3
+  if (($(oops_count) > 0)); then
+    not_ok "$TAG $label: $cname (not run: the kernel oopsed)"
+    return
+  fi
+  say "$TAG: $cname --host $host --port $PORT $*"
+  run_http_client "$out" "$client" --host "$host" --port "$PORT" \
+    --docroot "$DOCROOT" "$@" || rc=$?
+  # Keep the client's numbering out (check.sh counts), keep diagnostics.
+  sed -nE \
+    -e "s/^(not ok|ok) [0-9]+ - (.*)$/\1 - $TAG $label: \2/p" \
+    -e '/^# [0-9]+ passed, [0-9]+ failed$/d' \
+    -e '/^#/p' "$out"
+  PASSED=$((PASSED + $(grep -cE '^ok [0-9]+ ' "$out")))
+  FAILED=$((FAILED + $(grep -cE '^not ok [0-9]+ ' "$out")))
+  n=$(grep -cE '^(not )?ok [0-9]+ ' "$out")
+  # A client that dies, hangs or runs no test is a failure of its own.
+  if ((HTTP_OOPSED)); then
+    not_ok "$TAG $label: $cname completed (stopped after $n tests: the kernel oopsed)"
+    kmsg | grep -E -A12 "$OOPS_RE" | head -n 25 | diag 25
+  elif ((rc == 124)); then
+    not_ok "$TAG $label: $cname completed within ${HTTP_TIMEOUT}s ($n tests done)"
+  elif ((rc != 0)) && ! grep -qE '^not ok [0-9]+ ' "$out"; then
+    not_ok "$TAG $label: $cname completed (status $rc, $n tests)"
+    grep -vE '^(not )?ok [0-9]+ ' "$out" | tail -n 20 | diag 20
+  elif ((n == 0)); then
+    not_ok "$TAG $label: $cname ran tests"
+    tail -n 20 "$out" | diag 20
+  fi
+}
+
+unload() {
+  local before rc=0
+  # After an oops, rmmod would most likely hang on the dead worker.
+  if (($(oops_count) > 0)); then
+    not_ok "$TAG: rmmod kweb (not run: the kernel oopsed)"
+    return 1
+  fi
+  before=$(kmsg_lines)
+  rmmod_kweb || rc=$?
+  if ((rc == 0)) && ! module_loaded kweb; then
+    ok "$TAG: rmmod kweb"
+    # Every page the file cache pinned is released with it.
+    if kmsg_since "$before" | grep -q ' 0 bytes still pinned'; then
+      ok "$TAG: no page-cache pages pinned after rmmod"
+    else
+      not_ok "$TAG: no page-cache pages pinned after rmmod"
+      kmsg_since "$before" | grep 'kweb:' | diag 5
+    fi
+  else
+    not_ok "$TAG: rmmod kweb (status $rc)"
+    { tail -n 5 "$LOG"; kmsg_since "$before"; } | diag 30
+    return 1
+  fi
+  # The listening socket must be gone with the module.
+  if port_listening "$PORT"; then
+    not_ok "$TAG: port $PORT free after rmmod"
+    ss -ltnp 2>&1 | diag 10
+  else
+    ok "$TAG: port $PORT free after rmmod"
+  fi
+}
+
+# load_must_fail NAME ARGS...: insmod must fail and say why in dmesg.
+load_must_fail() {
+  local name=$1 before rc=0 new
+  shift
+  before=$(kmsg_lines)
+  insmod_kweb "$@" || rc=$?
+  # The kernel's own notes about loading an unsigned module name it too.
+  new=$(kmsg_since "$before" | grep -vE 'module verification failed|out-of-tree module taints' || true)
+  if module_loaded kweb; then
+    not_ok "$TAG: insmod $name fails"
+    echo "insmod $* succeeded" | diag
+    rmmod_kweb || true
+  elif ((rc == 0)); then
+    not_ok "$TAG: insmod $name fails"
+    echo "insmod $* exited 0" | diag
+  elif ! grep -q 'kweb:' <<<"$new"; then
+    not_ok "$TAG: insmod $name fails with a kweb: message"
+    { echo "insmod $* exited $rc; no 'kweb:' line in dmesg; new lines:"
+      echo "$new"; } | diag 20
+  else
+    ok "$TAG: insmod $name fails with a kweb: message"
+    grep 'kweb:' <<<"$new" >>"$LOG"
+  fi
+}
+
+# Something else owns BUSY_PORT on both families (a v6 socket that also
+# takes v4), whichever way kweb binds.
+start_busy_listener() {
+  "$PY" - "$BUSY_PORT" <<'EOF' >>"$LOG" 2>&1 &
+import socket, sys, time
+s = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
+s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+s.bind(("::", int(sys.argv[1])))
+s.listen()
+time.sleep(300)
+EOF
+  BUSY_PID=$!
+  wait_port "$BUSY_PORT" 20
+}
+
+load_errors() {
+  if module_loaded kweb; then
+    not_ok "$TAG: insmod error checks (not run: kweb could not be unloaded)"
+    return
+  fi
+  load_must_fail "with a relative docroot" "docroot=www" "port=$PORT"
+  load_must_fail "with a missing docroot" "docroot=$BASE/no-such-dir" \
+    "port=$PORT"
+  load_must_fail "without docroot" "port=$PORT"
+  if start_busy_listener; then
+    load_must_fail "on a port in use" "docroot=$DOCROOT" "port=$BUSY_PORT"
+  else
+    not_ok "$TAG: insmod on a port in use fails (could not occupy port" \
+      "$BUSY_PORT)"
+  fi
+  kill "$BUSY_PID" 2>/dev/null
+  wait "$BUSY_PID" 2>/dev/null
+}
+
+main() {
+  setup
+  if make_docroot && load; then
+    client_tests "$HTTP_TEST" ipv4 127.0.0.1
+    client_tests "$HTTP_TEST" ipv6 ::1
+    if [[ -r $FASTPATH_TEST ]]; then
+      client_tests "$FASTPATH_TEST" fastpath 127.0.0.1 --wrk "$WRK_SECONDS"
+    fi
+    unload
+  elif module_loaded kweb && (($(oops_count) == 0)); then
+    rmmod_kweb || true
+  fi
+  load_errors
+  kmemleak_check "$TAG: kmemleak clean after integration tests" integration
+  kmsg_mark "integration ($TAG) end"
+  dmesg_check "$TAG: dmesg clean (integration)"
+  save_dmesg integration
+  umount -l "$BASE" 2>/dev/null
+  finish "$TAG integration"
+}
+
+main

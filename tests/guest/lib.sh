@@ -1,0 +1,179 @@
+#!/usr/bin/env bash
+# Helpers shared by the guest-side test scripts (sourced, never run). They
+# run as root inside a throw-away virtme-ng guest whose / is the host's
+# filesystem, read-write: write only to $RUN_DIR (results, on purpose) and
+# to tmpfs mounts made here.
+#
+# Output contract (read by scripts/check.sh): one line per test,
+#   ok - NAME          or      not ok - NAME
+# optionally followed by "# " diagnostic lines. Nothing else on stdout
+# starts with "ok" or "not ok".
+
+PASSED=0
+FAILED=0
+# Debian's python, not a pyenv shim from the host's PATH: shims are shell
+# scripts that are painfully slow under TCG, and the test client needs only
+# the standard library.
+# shellcheck disable=SC2034 # used by the scripts that source this
+PY=${KWEB_PYTHON:-/usr/bin/python3}
+
+ok() { echo "ok - $*"; PASSED=$((PASSED + 1)); }
+not_ok() { echo "not ok - $*"; FAILED=$((FAILED + 1)); }
+# Diagnostics from stdin, at most $1 lines (default 40).
+diag() { head -n "${1:-40}" | sed 's/^/# /'; }
+# ok/not ok from a status: result NAME STATUS [DIAG-FILE]
+result() {
+  local name=$1 rc=$2 file=${3:-}
+  if ((rc == 0)); then
+    ok "$name"
+  else
+    not_ok "$name"
+    [[ -n $file && -s $file ]] && diag 40 <"$file"
+  fi
+  return 0
+}
+
+say() { echo "# $*"; }
+die() { echo "not ok - $*"; exit 1; }
+
+# The guest's dmesg without timestamps, one record a line.
+kmsg() { dmesg --notime 2>/dev/null || dmesg; }
+kmsg_lines() { kmsg | wc -l; }
+# dmesg lines after line number $1.
+kmsg_since() { kmsg | tail -n +"$(($1 + 1))"; }
+# Mark a point in dmesg so a reader of the saved log can find it.
+kmsg_mark() { echo "kweb-test: $*" >/dev/kmsg 2>/dev/null || true; }
+
+ensure_debugfs() {
+  mountpoint -q /sys/kernel/debug ||
+    mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null || true
+}
+
+# A fresh tmpfs at $1, private to the guest (the guest's / is the host's).
+mount_tmpfs() {
+  local dir=$1
+  mkdir -p "$dir"
+  mountpoint -q "$dir" && umount -l "$dir"
+  mount -t tmpfs -o mode=0755,size=256m kwebtest "$dir"
+}
+
+# bounded SECS CMD...: run CMD, give up after SECS with status 124. Unlike
+# timeout(1) this never waits for a CMD stuck in the kernel (an rmmod
+# blocked in D state cannot be killed): it is left behind.
+bounded() {
+  local secs=$1 pid n
+  shift
+  "$@" &
+  pid=$!
+  n=$((secs * 5))
+  while kill -0 "$pid" 2>/dev/null; do
+    if ((n-- <= 0)); then
+      kill -KILL "$pid" 2>/dev/null
+      echo "gave up after ${secs}s: $*" >&2
+      return 124
+    fi
+    sleep 0.2
+  done
+  wait "$pid"
+}
+
+module_loaded() { [[ -d /sys/module/$1 ]]; }
+
+# Is anything listening on TCP port $1 (IPv4 or IPv6)?
+port_listening() {
+  [[ -n $(ss -Hltn "sport = :$1" 2>/dev/null) ]]
+}
+
+# Wait up to $2 seconds (default 10) for port $1 to be listened on.
+wait_port() {
+  local port=$1 n=$((${2:-10} * 5))
+  while ((n-- > 0)); do
+    port_listening "$port" && return 0
+    sleep 0.2
+  done
+  return 1
+}
+
+# --- kmemleak -------------------------------------------------------------
+# kmemleak reports only objects older than ~5 s at scan time, so a check is
+# scan, wait, scan. A baseline (scan + clear) before the first script of a
+# boot drops what boot itself left (not ours to report); each check clears
+# what it reported, so the next script starts clean without a baseline of
+# its own (a scan costs tens of seconds on the debug kernel under TCG).
+
+KMEMLEAK=/sys/kernel/debug/kmemleak
+readonly KMEMLEAK_BASELINE_DONE=/run/kweb-kmemleak-baseline
+
+have_kmemleak() { [[ -w $KMEMLEAK ]]; }
+
+kmemleak_baseline() {
+  have_kmemleak || return 0
+  [[ -e $KMEMLEAK_BASELINE_DONE ]] && return 0
+  touch "$KMEMLEAK_BASELINE_DONE"
+  kmsg_mark "kmemleak baseline begin"
+  echo scan >"$KMEMLEAK" 2>/dev/null || true
+  cat "$KMEMLEAK" >"$RUN_DIR/kmemleak-baseline-$1.txt" 2>/dev/null || true
+  echo clear >"$KMEMLEAK" 2>/dev/null || true
+  kmsg_mark "kmemleak baseline end"
+}
+
+# One test line: kmemleak_check NAME
+kmemleak_check() {
+  local name=$1 out=$RUN_DIR/kmemleak-$2.txt
+  have_kmemleak || return 0
+  echo scan >"$KMEMLEAK" 2>/dev/null || true
+  sleep 6
+  echo scan >"$KMEMLEAK" 2>/dev/null || true
+  cat "$KMEMLEAK" >"$out" 2>/dev/null || true
+  if [[ -s $out ]]; then
+    not_ok "$name"
+    diag 60 <"$out"
+  else
+    ok "$name"
+  fi
+  # Reported once is enough: a later script starts from a clean list.
+  echo clear >"$KMEMLEAK" 2>/dev/null || true
+}
+
+# --- dmesg ----------------------------------------------------------------
+# Any of these in the kernel log fails the run.
+readonly DMESG_BAD='BUG:|WARNING:|KASAN|possible circular locking|inconsistent lock state|sleeping function called from invalid context|kmemleak|Oops|refcount_t:|UBSAN|general protection|Kernel panic|hung_task|soft lockup|hard LOCKUP|rcu_sched detected stall|rcu_preempt detected stall|list_add corruption|list_del corruption|ODEBUG'
+
+# Lines that match the above but report no problem.
+readonly DMESG_BENIGN='kmemleak: Kernel memory leak detector initialized|kmemleak: Automatic memory scanning thread started'
+
+# Each script checks the lines that no earlier script in this boot checked,
+# so a report is counted once; the offset lives in the guest-private /run.
+readonly DMESG_OFFSET_FILE=/run/kweb-dmesg-checked
+
+# One test line: dmesg_check NAME
+# Skips kmemleak's own summary line from a baseline scan (between the
+# markers kmemleak_baseline writes): those leaks are not ours.
+dmesg_check() {
+  local name=$1 from=0 all bad
+  [[ -r $DMESG_OFFSET_FILE ]] && from=$(<"$DMESG_OFFSET_FILE")
+  all=$(kmsg)
+  echo "$all" | wc -l >"$DMESG_OFFSET_FILE"
+  bad=$(echo "$all" | tail -n +"$((from + 1))" |
+    awk -v re="$DMESG_BAD" -v benign="$DMESG_BENIGN" '
+      /kweb-test: kmemleak baseline begin/ { base = 1; next }
+      /kweb-test: kmemleak baseline end/ { base = 0; next }
+      base && /kmemleak/ { next }
+      $0 ~ benign { next }
+      $0 ~ re { print }')
+  if [[ -z $bad ]]; then
+    ok "$name"
+  else
+    not_ok "$name"
+    echo "$bad" | diag 40
+  fi
+}
+
+save_dmesg() { kmsg >"$RUN_DIR/dmesg-$1.txt" 2>&1 || true; }
+
+# Final line for the log; not "N passed, N failed" alone on a line, which
+# only check.sh's summary may print.
+finish() {
+  say "$1: passed $PASSED, failed $FAILED"
+  ((FAILED == 0))
+}
