@@ -34,7 +34,7 @@ HTTP_TEST=${KWEB_HTTP_TEST:-$REPO/tests/http_test.py}
 # Optional second client (same interface): the fast-path counters, file
 # freshness and a short wrk load; run over IPv4 when present.
 FASTPATH_TEST=${KWEB_FASTPATH_TEST:-$REPO/tests/fastpath_test.py}
-WRK_SECONDS=${KWEB_WRK_SECONDS:-5}
+WRK_SECONDS=${KWEB_WRK_SECONDS:-10}
 MAKE_DOCROOT=${KWEB_MAKE_DOCROOT:-$REPO/tests/make_docroot.py}
 # Per http_test.py run (199 tests, 10 s deadline each: a server that stops
 # answering would take over half an hour); the guest has its own timeout.
