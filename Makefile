@@ -17,7 +17,7 @@ modules:
 	@mkdir -p $(BUILD)
 	@rsync -a --delete-excluded --include='*/' --include='Kbuild' \
 		--include='*.[ch]' --exclude='*' \
-		Kbuild kmod kunit uapi $(BUILD)/
+		Kbuild $(wildcard kmod kunit uapi) $(BUILD)/
 	$(MAKE) -C $(KDIR) M=$(BUILD) $(if $(W),W=$(W)) $(if $(C),C=$(C)) modules
 	@echo "built $(BUILD)/kweb.ko"
 
