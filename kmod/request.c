@@ -282,8 +282,6 @@ void kweb_request_handle(struct kweb_conn *conn, struct kweb_request *req)
 	int err;
 
 	kweb_stat_add(KWEB_STAT_REQ_WORKER, 1);
-	if (kweb_request_cached(conn, req))
-		return;
 	kweb_reply_init_req(&rp, req);
 	if (req->h2_preface || req->major != 1) {
 		rp.keep_alive = false;
@@ -304,6 +302,12 @@ void kweb_request_handle(struct kweb_conn *conn, struct kweb_request *req)
 		return;
 	}
 
+	/* Softirq may have missed only for want of send space or budget. */
+	e = kweb_cache_lookup(&conn->srv->cache, conn->path, t.path_len);
+	if (e) {
+		kweb_reply_entry(conn, &rp, req, e);
+		return;
+	}
 	kweb_stat_add(KWEB_STAT_CACHE_MISSES, 1);
 	err = kweb_file_open(conn->srv, conn->path, t.path_len,
 			     &conn->resp.file);
