@@ -11,6 +11,8 @@
 #include <linux/err.h>
 #include <linux/pagemap.h>
 #include <linux/uio.h>
+#include <net/net_namespace.h>
+#include <net/sock.h>
 #include <net/tcp.h>
 
 /*
@@ -52,5 +54,25 @@ static inline struct folio *kweb_filemap_get_folio(struct address_space *m,
  */
 int vfs_path_lookup(struct dentry *dentry, struct vfsmount *mnt,
 		    const char *name, unsigned int flags, struct path *path);
+
+/*
+ * A child of a kernel listener holds no reference on its netns; one handed
+ * to user space must, like any socket there. Kernels that have
+ * sk_net_refcnt_upgrade() (6.12.y; Kbuild looks for it in <net/sock.h>)
+ * also drop the passive reference kernel sockets hold on them; older ones
+ * just take the reference a user socket would have.
+ */
+static inline void kweb_sk_net_refcnt_upgrade(struct sock *sk)
+{
+#ifdef KWEB_HAVE_SK_NET_REFCNT_UPGRADE
+	sk_net_refcnt_upgrade(sk);
+#else
+	struct net *net = sock_net(sk);
+
+	sk->sk_net_refcnt = 1;
+	get_net_track(net, &sk->ns_tracker, GFP_KERNEL);
+	sock_inuse_add(net, 1);
+#endif
+}
 
 #endif /* KWEB_COMPAT_H */

@@ -126,9 +126,38 @@ enum kweb_read {
 };
 
 /*
+ * The request at the head of the receive queue is the backend's: hand the
+ * connection over, the request unread, or answer 502/503 if we cannot.
+ */
+static enum kweb_read kweb_conn_handoff_begin(struct kweb_conn *conn,
+					      enum kweb_route why,
+					      const struct kweb_request *req)
+{
+	struct sock *sk = conn->sk;
+	u16 status;
+
+	/*
+	 * Wait until our responses are acknowledged: accept() charges the
+	 * backend's memory cgroup for what the socket holds on the receive
+	 * side only, and a send queue it did not fill would be uncharged
+	 * from it later. Each ACK brings sk_write_space() back here.
+	 */
+	if (sk->sk_wmem_queued) {
+		set_bit(SOCK_NOSPACE, &sk->sk_socket->flags);
+		kweb_conn_arm(conn, conn->srv->limits.send_timeout);
+		return KWEB_READ_WAIT;
+	}
+	status = kweb_handoff_prepare(conn, why);
+	if (status)
+		kweb_response_error(conn, status,
+				    req->method == KWEB_METHOD_HEAD, false);
+	return KWEB_READ_ANSWERED;
+}
+
+/*
  * Take the next request off the receive queue, if a whole head is there.
  * In atomic context only cached files are answered; the head stays unread
- * for the worker otherwise.
+ * for the worker otherwise. The worker answers it or hands it over.
  */
 static enum kweb_read kweb_conn_read(struct kweb_conn *conn, bool atomic)
 {
@@ -136,6 +165,7 @@ static enum kweb_read kweb_conn_read(struct kweb_conn *conn, bool atomic)
 	size_t max = conn->srv->limits.max_header_size;
 	struct kweb_request req;
 	enum kweb_parse_result res;
+	enum kweb_route why;
 
 	if (conn->discard) {
 		conn->discard -= kweb_recv_consume(sk, conn->discard);
@@ -167,22 +197,21 @@ static enum kweb_read kweb_conn_read(struct kweb_conn *conn, bool atomic)
 			conn->state = KWEB_CONN_DONE;
 		return KWEB_READ_WAIT;
 	}
-	if (atomic && (res != KWEB_PARSE_OK ||
-		       !kweb_request_cached(conn, &req)))
-		return KWEB_READ_WORKER;
-	if (res == KWEB_PARSE_ERROR) {
-		kweb_response_error(conn, req.status,
-				    req.method == KWEB_METHOD_HEAD, false);
-		return KWEB_READ_ANSWERED;
-	}
-
-	kweb_recv_consume(sk, req.head_len);
-	conn->peeked = 0;
-	conn->discard = req.has_content_length ? req.content_length : 0;
-	if (atomic)
+	if (atomic) {
+		if (res != KWEB_PARSE_OK || !kweb_request_cached(conn, &req))
+			return KWEB_READ_WORKER;
 		kweb_stat_add(KWEB_STAT_REQ_SOFTIRQ, 1);
-	else
-		kweb_request_handle(conn, &req);
+	} else {
+		why = kweb_request_handle(conn, res, &req);
+		if (why != KWEB_ROUTE_SERVE)
+			return kweb_conn_handoff_begin(conn, why, &req);
+	}
+	/* A request answered as malformed is never consumed: we close. */
+	if (res == KWEB_PARSE_OK) {
+		kweb_recv_consume(sk, req.head_len);
+		conn->peeked = 0;
+		conn->discard = req.has_content_length ? req.content_length : 0;
+	}
 	return KWEB_READ_ANSWERED;
 }
 
@@ -259,6 +288,9 @@ static bool kweb_conn_run(struct kweb_conn *conn, bool atomic)
 				break;
 			}
 			break;
+		case KWEB_CONN_HANDOFF:
+			/* kweb_conn_work() moves it, once unlocked. */
+			return atomic;
 		case KWEB_CONN_LINGER:
 			/* Our FIN is sent from process context. */
 			if (atomic)
@@ -284,30 +316,43 @@ static void kweb_conn_restore_callbacks(struct kweb_conn *conn)
 	write_unlock_bh(&sk->sk_callback_lock);
 }
 
-static void kweb_conn_close(struct kweb_conn *conn)
+/* The connection leaves kweb: callbacks, timer and response go. */
+static void kweb_conn_detach(struct kweb_conn *conn)
 {
-	struct kweb_server *srv = conn->srv;
-
 	kweb_conn_restore_callbacks(conn);
 	del_timer_sync(&conn->timer);
 	kweb_response_release(&conn->resp);
-	sock_release(conn->sock);
-	if (conn->req)
-		reqsk_put(conn->req);
+}
+
+static void kweb_conn_unlist(struct kweb_conn *conn)
+{
+	struct kweb_server *srv = conn->srv;
 
 	spin_lock(&srv->conns_lock);
 	list_del(&conn->node);
 	if (!--srv->nr_conns)
 		wake_up(&srv->conns_wq);
 	spin_unlock(&srv->conns_lock);
-	kweb_stat_add(KWEB_STAT_CONN_CLOSED, 1);
 	kweb_conn_put(conn);
+}
+
+static void kweb_conn_close(struct kweb_conn *conn)
+{
+	kweb_conn_detach(conn);
+	sock_release(conn->sock);
+	if (conn->req)
+		reqsk_put(conn->req);
+	/* A handoff that the server's stop overtook. */
+	if (conn->backend)
+		sock_put(conn->backend);
+	kweb_stat_add(KWEB_STAT_CONN_CLOSED, 1);
+	kweb_conn_unlist(conn);
 }
 
 static void kweb_conn_work(struct work_struct *work)
 {
 	struct kweb_conn *conn = container_of(work, struct kweb_conn, work);
-	bool done, shutdown;
+	bool done, handoff, shutdown;
 
 	if (conn->closed)
 		goto out;
@@ -315,6 +360,7 @@ static void kweb_conn_work(struct work_struct *work)
 	kweb_conn_run(conn, false);
 	/* Decided under the lock: softirq may move on once it is released. */
 	done = conn->state == KWEB_CONN_DONE;
+	handoff = conn->state == KWEB_CONN_HANDOFF;
 	shutdown = conn->shutdown_pending;
 	conn->shutdown_pending = false;
 	release_sock(conn->sk);
@@ -322,6 +368,11 @@ static void kweb_conn_work(struct work_struct *work)
 	if (done) {
 		conn->closed = true;
 		kweb_conn_close(conn);
+	} else if (handoff) {
+		conn->closed = true;
+		kweb_conn_detach(conn);
+		kweb_handoff(conn);
+		kweb_conn_unlist(conn);
 	} else if (shutdown) {
 		kernel_sock_shutdown(conn->sock, SHUT_WR);
 	}

@@ -6,6 +6,7 @@
 #ifndef KWEB_H
 #define KWEB_H
 
+#include <linux/in6.h>
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/path.h>
@@ -19,6 +20,7 @@
 #include "cache.h"
 #include "http_parse.h"
 #include "http_path.h"
+#include "http_route.h"
 
 #define KWEB_NAME "kweb"
 
@@ -46,6 +48,18 @@ enum kweb_stat {
 	KWEB_STAT_CACHE_MISSES,
 	KWEB_STAT_CACHE_EVICTIONS,
 	KWEB_STAT_CACHE_INVALIDATIONS,
+	/* Handoffs by reason, in enum kweb_route's order from METHOD. */
+	KWEB_STAT_HANDOFF_METHOD,
+	KWEB_STAT_HANDOFF_QUERY,
+	KWEB_STAT_HANDOFF_PREFIX,
+	KWEB_STAT_HANDOFF_EXTENSION,
+	KWEB_STAT_HANDOFF_UPGRADE,
+	KWEB_STAT_HANDOFF_H2,
+	KWEB_STAT_HANDOFF_UNPARSED,
+	KWEB_STAT_HANDOFF_MISSING,
+	KWEB_STAT_HANDOFF_NO_BACKEND,	/* nothing listening: 502 */
+	KWEB_STAT_HANDOFF_QUEUE_FULL,	/* backlog full: 503 */
+	KWEB_STAT_HANDOFF_FAILED,	/* anything else: 503 or a reset */
 	KWEB_STAT_NR,
 };
 
@@ -78,11 +92,19 @@ struct kweb_listener {
 	void (*orig_state_change)(struct sock *sk);
 };
 
+/* Where requests kweb does not serve go: the port is a runtime parameter. */
+struct kweb_backend {
+	__be32 addr4;
+	struct in6_addr addr6;
+	struct kweb_route_rules rules;
+};
+
 /* A port served from one docroot. */
 struct kweb_server {
 	struct path docroot;
 	u16 port;
 	struct kweb_limits limits;
+	struct kweb_backend backend;
 	struct kweb_cache cache;
 	struct net *net;		/* where the listeners are */
 	struct kweb_listener listeners[2];	/* IPv4, IPv6 */
@@ -98,6 +120,7 @@ struct kweb_server {
 enum kweb_conn_state {
 	KWEB_CONN_READ,		/* waiting for (the rest of) a request head */
 	KWEB_CONN_SEND,		/* a response is going out */
+	KWEB_CONN_HANDOFF,	/* to be moved to the backend's accept queue */
 	KWEB_CONN_LINGER,	/* our side shut down; draining until the FIN */
 	KWEB_CONN_DONE,		/* to be released */
 };
@@ -152,6 +175,8 @@ struct kweb_conn {
 	u64 discard;			/* request body bytes still to drop */
 	unsigned int nr_requests;
 	struct kweb_response resp;
+	struct sock *backend;		/* HANDOFF: its listener, referenced */
+	enum kweb_route handoff;	/* HANDOFF: why */
 };
 
 /* proc.c: /proc/net/kweb */
@@ -161,6 +186,17 @@ void kweb_proc_exit(struct kweb_server *srv);
 /* listener.c */
 int kweb_listeners_start(struct kweb_server *srv);
 void kweb_listeners_stop(struct kweb_server *srv);
+
+/* main.c: parameters that may change at run time. */
+u16 kweb_backend_port(void);
+bool kweb_backend_missing(void);
+
+/* handoff.c: moving a connection to the backend's accept queue. */
+int kweb_backend_init(struct kweb_backend *b, const char *ipv4,
+		      const char *ipv6, const char *prefixes,
+		      const char *extensions);
+u16 kweb_handoff_prepare(struct kweb_conn *conn, enum kweb_route why);
+void kweb_handoff(struct kweb_conn *conn);
 
 /* conn.c */
 void kweb_conn_adopt(struct kweb_listener *l, struct request_sock *req,
@@ -172,10 +208,14 @@ extern struct workqueue_struct *kweb_wq;
 
 /*
  * request.c: turn a parsed request into a response. The worker's
- * kweb_request_handle() may sleep; kweb_request_cached() never does and
- * answers only from the cache, returning false when it cannot.
+ * kweb_request_handle() may sleep, and returns KWEB_ROUTE_SERVE once it
+ * has answered, or why the request is the backend's (then it has not).
+ * kweb_request_cached() never sleeps and answers only from the cache,
+ * returning false when it cannot.
  */
-void kweb_request_handle(struct kweb_conn *conn, struct kweb_request *req);
+enum kweb_route kweb_request_handle(struct kweb_conn *conn,
+				    enum kweb_parse_result res,
+				    struct kweb_request *req);
 bool kweb_request_cached(struct kweb_conn *conn, struct kweb_request *req);
 void kweb_response_error(struct kweb_conn *conn, u16 status, bool head,
 			 bool keep_alive);

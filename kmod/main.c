@@ -20,6 +20,65 @@ static ushort port = 80;
 module_param(port, ushort, 0444);
 MODULE_PARM_DESC(port, "TCP port to listen on, IPv4 and IPv6 (default 80)");
 
+static ushort backend_port = 8080;
+
+/* Runtime-writable: never 0, never kweb's own port. */
+static int kweb_backend_port_set(const char *val, const struct kernel_param *kp)
+{
+	u16 v;
+	int err = kstrtou16(val, 0, &v);
+
+	if (err)
+		return err;
+	if (!v || v == port)
+		return -EINVAL;
+	WRITE_ONCE(backend_port, v);
+	return 0;
+}
+
+static const struct kernel_param_ops kweb_backend_port_ops = {
+	.set = kweb_backend_port_set,
+	.get = param_get_ushort,
+};
+
+module_param_cb(backend_port, &kweb_backend_port_ops, &backend_port, 0644);
+MODULE_PARM_DESC(backend_port,
+		 "port of the server requests kweb does not serve go to (default 8080; writable)");
+
+static char *backend_ipv4 = "127.0.0.1";
+module_param(backend_ipv4, charp, 0444);
+MODULE_PARM_DESC(backend_ipv4,
+		 "backend address for IPv4 clients (default 127.0.0.1)");
+
+static char *backend_ipv6 = "::1";
+module_param(backend_ipv6, charp, 0444);
+MODULE_PARM_DESC(backend_ipv6, "backend address for IPv6 clients (default ::1)");
+
+static char *dynamic_prefixes = "";
+module_param(dynamic_prefixes, charp, 0444);
+MODULE_PARM_DESC(dynamic_prefixes,
+		 "comma-separated path prefixes for the backend, e.g. /api/,/cgi-bin/");
+
+static char *dynamic_extensions = "";
+module_param(dynamic_extensions, charp, 0444);
+MODULE_PARM_DESC(dynamic_extensions,
+		 "comma-separated file extensions for the backend, e.g. .php,.cgi");
+
+static bool backend_missing;
+module_param(backend_missing, bool, 0644);
+MODULE_PARM_DESC(backend_missing,
+		 "send requests for missing files to the backend (default N; writable)");
+
+u16 kweb_backend_port(void)
+{
+	return READ_ONCE(backend_port);
+}
+
+bool kweb_backend_missing(void)
+{
+	return READ_ONCE(backend_missing);
+}
+
 static uint max_header_size = 8192;
 module_param(max_header_size, uint, 0444);
 MODULE_PARM_DESC(max_header_size,
@@ -64,7 +123,22 @@ const char *const kweb_stat_names[KWEB_STAT_NR] = {
 	[KWEB_STAT_CACHE_MISSES] = "cache_misses",
 	[KWEB_STAT_CACHE_EVICTIONS] = "cache_evictions",
 	[KWEB_STAT_CACHE_INVALIDATIONS] = "cache_invalidations",
+	[KWEB_STAT_HANDOFF_METHOD] = "handoff_method",
+	[KWEB_STAT_HANDOFF_QUERY] = "handoff_query",
+	[KWEB_STAT_HANDOFF_PREFIX] = "handoff_prefix",
+	[KWEB_STAT_HANDOFF_EXTENSION] = "handoff_extension",
+	[KWEB_STAT_HANDOFF_UPGRADE] = "handoff_upgrade",
+	[KWEB_STAT_HANDOFF_H2] = "handoff_h2",
+	[KWEB_STAT_HANDOFF_UNPARSED] = "handoff_unparsed",
+	[KWEB_STAT_HANDOFF_MISSING] = "handoff_missing",
+	[KWEB_STAT_HANDOFF_NO_BACKEND] = "handoff_failed_no_backend",
+	[KWEB_STAT_HANDOFF_QUEUE_FULL] = "handoff_failed_queue_full",
+	[KWEB_STAT_HANDOFF_FAILED] = "handoff_failed",
 };
+
+/* kweb_handoff() counts by reason as an offset from the first. */
+static_assert(KWEB_STAT_HANDOFF_MISSING - KWEB_STAT_HANDOFF_METHOD ==
+	      KWEB_ROUTE_MISSING - KWEB_ROUTE_METHOD);
 
 u64 kweb_stat_read(enum kweb_stat s)
 {
@@ -90,6 +164,10 @@ static int kweb_check_params(void)
 	}
 	if (!port) {
 		pr_err("port=0 is not a port\n");
+		return -EINVAL;
+	}
+	if (backend_port == port) {
+		pr_err("backend_port=%u is kweb's own port\n", backend_port);
 		return -EINVAL;
 	}
 	if (max_header_size < 256 || max_header_size > 65536) {
@@ -125,6 +203,13 @@ static struct kweb_server *kweb_server_create(void)
 		return ERR_PTR(err);
 	}
 	srv->port = port;
+	err = kweb_backend_init(&srv->backend, backend_ipv4, backend_ipv6,
+				dynamic_prefixes, dynamic_extensions);
+	if (err) {
+		path_put(&srv->docroot);
+		kfree(srv);
+		return ERR_PTR(err);
+	}
 	srv->limits.max_header_size = max_header_size;
 	srv->limits.header_timeout = header_timeout;
 	srv->limits.keepalive_timeout = keepalive_timeout;
@@ -177,7 +262,8 @@ static int __init kweb_init(void)
 		kweb_conn_exit();
 		return PTR_ERR(kweb_srv);
 	}
-	pr_info("serving %s on port %u\n", docroot, port);
+	pr_info("serving %s on port %u, backend port %u\n", docroot, port,
+		backend_port);
 	return 0;
 }
 

@@ -258,12 +258,15 @@ bool kweb_request_cached(struct kweb_conn *conn, struct kweb_request *req)
 	struct kweb_centry *e;
 
 	/* Anything unusual is the worker's, which knows every answer. */
-	if (req->method == KWEB_METHOD_OTHER || req->major != 1 ||
-	    req->h2_preface || req->chunked ||
+	if (kweb_route_request(KWEB_PARSE_OK, req) != KWEB_ROUTE_SERVE ||
+	    req->major != 1 ||
 	    (req->has_content_length && req->content_length))
 		return false;
 	if (kweb_path_normalize(req->target.p, req->target.len, conn->path,
 				PATH_MAX - sizeof("index.html"), &t))
+		return false;
+	if (kweb_route_target(&conn->srv->backend.rules, &t, conn->path) !=
+	    KWEB_ROUTE_SERVE)
 		return false;
 	e = kweb_cache_lookup(&conn->srv->cache, conn->path, t.path_len);
 	if (!e)
@@ -273,40 +276,44 @@ bool kweb_request_cached(struct kweb_conn *conn, struct kweb_request *req)
 	return true;
 }
 
-void kweb_request_handle(struct kweb_conn *conn, struct kweb_request *req)
+enum kweb_route kweb_request_handle(struct kweb_conn *conn,
+				    enum kweb_parse_result res,
+				    struct kweb_request *req)
 {
 	struct kweb_reply rp;
 	struct kweb_target t;
 	struct kweb_resp_hdr h;
 	struct kweb_centry *e;
+	enum kweb_route why;
 	int err;
 
+	why = kweb_route_request(res, req);
+	if (why != KWEB_ROUTE_SERVE)
+		return why;
 	kweb_stat_add(KWEB_STAT_REQ_WORKER, 1);
+	if (res == KWEB_PARSE_ERROR) {
+		kweb_response_error(conn, req->status,
+				    req->method == KWEB_METHOD_HEAD, false);
+		return KWEB_ROUTE_SERVE;
+	}
 	kweb_reply_init_req(&rp, req);
-	if (req->h2_preface || req->major != 1) {
-		rp.keep_alive = false;
-		kweb_reply_error(conn, &rp, 505);
-		return;
-	}
-	if (req->method == KWEB_METHOD_OTHER) {
-		rp.keep_alive = false;
-		kweb_reply_error(conn, &rp, 501);
-		return;
-	}
 
 	err = kweb_path_normalize(req->target.p, req->target.len, conn->path,
 				  PATH_MAX - sizeof("index.html"), &t);
 	if (err) {
 		rp.keep_alive = false;
 		kweb_reply_error(conn, &rp, err == -ENAMETOOLONG ? 414 : 400);
-		return;
+		return KWEB_ROUTE_SERVE;
 	}
+	why = kweb_route_target(&conn->srv->backend.rules, &t, conn->path);
+	if (why != KWEB_ROUTE_SERVE)
+		return why;
 
 	/* Softirq may have missed only for want of send space or budget. */
 	e = kweb_cache_lookup(&conn->srv->cache, conn->path, t.path_len);
 	if (e) {
 		kweb_reply_entry(conn, &rp, req, e);
-		return;
+		return KWEB_ROUTE_SERVE;
 	}
 	kweb_stat_add(KWEB_STAT_CACHE_MISSES, 1);
 	err = kweb_file_open(conn->srv, conn->path, t.path_len,
@@ -315,11 +322,11 @@ void kweb_request_handle(struct kweb_conn *conn, struct kweb_request *req)
 		kweb_reply_init(&rp, &h, 301);
 		h.location.p = conn->path;
 		h.location.len = t.path_len;
-		h.query = t.query;
-		h.has_query = t.has_query;
 		kweb_reply_send(conn, &rp, &h, true);
-		return;
+		return KWEB_ROUTE_SERVE;
 	}
+	if ((err == -ENOENT || err == -ENOTDIR) && kweb_backend_missing())
+		return KWEB_ROUTE_MISSING;
 	if (err) {
 		u16 status = kweb_errno_status(err);
 
@@ -329,14 +336,15 @@ void kweb_request_handle(struct kweb_conn *conn, struct kweb_request *req)
 			rp.keep_alive = false;
 		}
 		kweb_reply_error(conn, &rp, status);
-		return;
+		return KWEB_ROUTE_SERVE;
 	}
 	e = kweb_cache_fill(&conn->srv->cache, conn->path, t.path_len,
 			    &conn->resp.file);
 	if (e) {
 		kweb_file_close(&conn->resp.file);
 		kweb_reply_entry(conn, &rp, req, e);
-		return;
+		return KWEB_ROUTE_SERVE;
 	}
 	kweb_reply_file(conn, &rp, req);
+	return KWEB_ROUTE_SERVE;
 }

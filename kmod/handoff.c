@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Handoff: a connection whose request kweb does not serve is moved, with
+ * every byte of that request still unread, into the accept queue of the
+ * backend's listener (an unmodified user-space server). Its accept()
+ * then returns an ordinary socket whose peer is the real client.
+ *
+ * A module cannot make a request_sock (tcp_request_sock_ops is not
+ * exported), so the one that brought the child to kweb's listener is kept
+ * (conn->req) and re-parented to the backend listener, as the reuseport
+ * migration in inet_csk_listen_stop() does. Children go to the backend
+ * listener of their own family: an AF_INET sock in an AF_INET6 listener's
+ * queue would reach inet6 code without IPv6 state.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/inet.h>
+#include <net/inet6_hashtables.h>
+#include <net/inet_connection_sock.h>
+#include <net/inet_hashtables.h>
+#include <net/request_sock.h>
+#include <net/tcp.h>
+
+#include "compat.h"
+#include "kweb.h"
+
+int kweb_backend_init(struct kweb_backend *b, const char *ipv4,
+		      const char *ipv6, const char *prefixes,
+		      const char *extensions)
+{
+	int err;
+
+	if (!in4_pton(ipv4, -1, (u8 *)&b->addr4, -1, NULL)) {
+		pr_err("backend_ipv4=%s is not an IPv4 address\n", ipv4);
+		return -EINVAL;
+	}
+	if (!in6_pton(ipv6, -1, b->addr6.s6_addr, -1, NULL)) {
+		pr_err("backend_ipv6=%s is not an IPv6 address\n", ipv6);
+		return -EINVAL;
+	}
+	err = kweb_route_rules_parse(&b->rules, prefixes, extensions);
+	if (err)
+		pr_err("dynamic_prefixes=%s dynamic_extensions=%s: %s\n",
+		       prefixes, extensions, err == -E2BIG ?
+		       "too many entries" :
+		       "each entry must be /prefix or .extension");
+	return err;
+}
+
+/* The backend listener for sk's family, with a reference; NULL if none. */
+static struct sock *kweb_backend_lookup(struct kweb_server *srv,
+					struct sock *sk)
+{
+	struct net *net = sock_net(sk);
+	struct inet_hashinfo *hinfo = net->ipv4.tcp_death_row.hashinfo;
+	u16 port = kweb_backend_port();
+	struct sock *lsk = NULL;
+
+	rcu_read_lock();
+	if (sk->sk_family == AF_INET)
+		lsk = __inet_lookup_listener(net, hinfo, NULL, 0,
+					     sk->sk_daddr, sk->sk_dport,
+					     srv->backend.addr4, port, 0, 0);
+#if IS_ENABLED(CONFIG_IPV6)
+	else
+		lsk = inet6_lookup_listener(net, hinfo, NULL, 0,
+					    &sk->sk_v6_daddr, sk->sk_dport,
+					    &srv->backend.addr6, port, 0, 0);
+#endif
+	if (lsk && lsk->sk_family != sk->sk_family) {
+		/* A dual-stack AF_INET6 listener answered an IPv4 lookup. */
+		pr_warn_ratelimited("the backend on port %u takes IPv4 on an IPv6 socket; give it an IPv4 listener (nginx: listen 127.0.0.1:%u)\n",
+				    port, port);
+		lsk = NULL;
+	}
+	if (lsk && !refcount_inc_not_zero(&lsk->sk_refcnt))
+		lsk = NULL;
+	rcu_read_unlock();
+	return lsk;
+}
+
+/*
+ * Worker, under lock_sock(conn->sk), with the request unread at the head
+ * of the receive queue and nothing of ours left in the send queue. Finds
+ * the backend and readies the socket to leave; returns 0 (the connection
+ * is then in KWEB_CONN_HANDOFF, for kweb_handoff() once unlocked) or the
+ * status to answer instead.
+ */
+u16 kweb_handoff_prepare(struct kweb_conn *conn, enum kweb_route why)
+{
+	struct sock *sk = conn->sk;
+	struct sock *lsk;
+
+	/* A Fast Open child's request stays with kweb's listener. */
+	if (!conn->req) {
+		kweb_stat_add(KWEB_STAT_HANDOFF_FAILED, 1);
+		return 503;
+	}
+	lsk = kweb_backend_lookup(conn->srv, sk);
+	if (!lsk || lsk->sk_state != TCP_LISTEN) {
+		if (lsk)
+			sock_put(lsk);
+		kweb_stat_add(KWEB_STAT_HANDOFF_NO_BACKEND, 1);
+		return 502;
+	}
+	if (sk_acceptq_is_full(lsk)) {
+		sock_put(lsk);
+		kweb_stat_add(KWEB_STAT_HANDOFF_QUEUE_FULL, 1);
+		return 503;
+	}
+
+	/* Leave as a socket fresh from accept() would be. */
+	sk->sk_allocation = GFP_KERNEL;
+	sk->sk_use_task_frag = true;
+	tcp_sk(sk)->nonagle &= ~(TCP_NAGLE_OFF | TCP_NAGLE_PUSH);
+
+	conn->backend = lsk;
+	conn->handoff = why;
+	conn->state = KWEB_CONN_HANDOFF;
+	return 0;
+}
+
+/*
+ * Process context, socket unlocked, kweb's callbacks already gone and its
+ * timer stopped. Takes over conn->sock, conn->req and conn->backend.
+ */
+void kweb_handoff(struct kweb_conn *conn)
+{
+	struct sock *sk = conn->sk, *lsk = conn->backend, *old;
+	struct request_sock *req = conn->req;
+	struct socket *sock = conn->sock;
+	bool queued;
+
+	/* Ungraft: the backend's accept() grafts sk on a socket of its own. */
+	write_lock_bh(&sk->sk_callback_lock);
+	sk_set_socket(sk, NULL);
+	RCU_INIT_POINTER(sk->sk_wq, NULL);
+	write_unlock_bh(&sk->sk_callback_lock);
+	sock->sk = NULL;
+	sock_release(sock);
+	conn->sock = NULL;
+	kweb_sk_net_refcnt_upgrade(sk);
+
+	/*
+	 * As inet_csk_listen_stop() migrates a child: with the child's
+	 * spinlock held. The lookup's reference on lsk moves to the request,
+	 * whose reference on kweb's listener is dropped. A listener that
+	 * stopped listening meanwhile resets the child.
+	 */
+	local_bh_disable();
+	bh_lock_sock(sk);
+	sock_hold(sk);
+	old = req->rsk_listener;
+	req->rsk_listener = lsk;
+	queued = inet_csk_reqsk_queue_add(lsk, req, sk);
+	if (queued)
+		lsk->sk_data_ready(lsk);
+	else
+		reqsk_put(req);
+	bh_unlock_sock(sk);
+	local_bh_enable();
+	sock_put(sk);
+	sock_put(old);
+
+	conn->req = NULL;
+	conn->backend = NULL;
+	kweb_stat_add(queued ? KWEB_STAT_HANDOFF_METHOD + conn->handoff -
+		      KWEB_ROUTE_METHOD : KWEB_STAT_HANDOFF_FAILED, 1);
+}
