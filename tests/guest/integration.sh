@@ -6,9 +6,12 @@
 #
 # or the same from $KWEB_KO, $KWEB_RUN_DIR, $KWEB_TAG. TAG (stock61,
 # stock612, debug) prefixes every test name. Loads the module on a tmpfs
-# docroot made by tests/make_docroot.py, runs tests/http_test.py over IPv4
-# and IPv6, unloads it, checks that bad parameters make insmod fail, then
-# (debug kernel) looks for leaks and finally for kernel splats in dmesg.
+# docroot made by tests/make_docroot.py, with nginx (tests/guest/nginx.sh)
+# as the backend on port 8080; runs tests/http_test.py over IPv4 and IPv6,
+# the fast-path tests, tests/handoff_test.py over both families (with a
+# mixed wrk load), then unloads kweb while handed-off connections are open,
+# checks that bad parameters make insmod fail, then (debug kernel) looks
+# for leaks and finally for kernel splats in dmesg.
 # Exit status 0 iff every test line is "ok".
 set -uo pipefail # no -e: a failing check is a test line, not the end
 
@@ -36,6 +39,10 @@ HTTP_TEST=${KWEB_HTTP_TEST:-$REPO/tests/http_test.py}
 FASTPATH_TEST=${KWEB_FASTPATH_TEST:-$REPO/tests/fastpath_test.py}
 WRK_SECONDS=${KWEB_WRK_SECONDS:-10}
 MAKE_DOCROOT=${KWEB_MAKE_DOCROOT:-$REPO/tests/make_docroot.py}
+HANDOFF_TEST=${KWEB_HANDOFF_TEST:-$REPO/tests/handoff_test.py}
+NGINX_BASE=$BASE/nginx
+# What the handoff tests expect kweb to send to the backend by path.
+ROUTES=("dynamic_prefixes=/api/,/dyn/" "dynamic_extensions=.php")
 # Per http_test.py run (199 tests, 10 s deadline each: a server that stops
 # answering would take over half an hour); the guest has its own timeout.
 HTTP_TIMEOUT=${KWEB_HTTP_TIMEOUT:-300}
@@ -77,11 +84,11 @@ rmmod_kweb() {
 load() {
   local before rc=0 diagf=$RUN_DIR/load.diag
   before=$(kmsg_lines)
-  insmod_kweb "docroot=$DOCROOT" "port=$PORT" || rc=$?
+  insmod_kweb "docroot=$DOCROOT" "port=$PORT" "${ROUTES[@]}" || rc=$?
   if ((rc == 0)) && module_loaded kweb; then
-    ok "$TAG: insmod kweb.ko docroot=$DOCROOT port=$PORT"
+    ok "$TAG: insmod kweb.ko docroot=$DOCROOT port=$PORT ${ROUTES[*]}"
   else
-    not_ok "$TAG: insmod kweb.ko docroot=$DOCROOT port=$PORT (status $rc)"
+    not_ok "$TAG: insmod kweb.ko docroot=$DOCROOT port=$PORT ${ROUTES[*]} (status $rc)"
     { tail -n 5 "$LOG"; kmsg_since "$before"; } | diag 30
     return 1
   fi
@@ -160,6 +167,24 @@ client_tests() {
   fi
 }
 
+# After kweb went (by rmmod at BEFORE, a dmesg line count): every page the
+# file cache pinned is released, and the listening sockets are gone.
+unloaded_checks() {
+  local before=$1
+  if kmsg_since "$before" | grep -q ' 0 bytes still pinned'; then
+    ok "$TAG: no page-cache pages pinned after rmmod"
+  else
+    not_ok "$TAG: no page-cache pages pinned after rmmod"
+    kmsg_since "$before" | grep 'kweb:' | diag 5
+  fi
+  if port_listening "$PORT"; then
+    not_ok "$TAG: port $PORT free after rmmod"
+    ss -ltnp 2>&1 | diag 10
+  else
+    ok "$TAG: port $PORT free after rmmod"
+  fi
+}
+
 unload() {
   local before rc=0
   # After an oops, rmmod would most likely hang on the dead worker.
@@ -171,25 +196,44 @@ unload() {
   rmmod_kweb || rc=$?
   if ((rc == 0)) && ! module_loaded kweb; then
     ok "$TAG: rmmod kweb"
-    # Every page the file cache pinned is released with it.
-    if kmsg_since "$before" | grep -q ' 0 bytes still pinned'; then
-      ok "$TAG: no page-cache pages pinned after rmmod"
-    else
-      not_ok "$TAG: no page-cache pages pinned after rmmod"
-      kmsg_since "$before" | grep 'kweb:' | diag 5
-    fi
   else
     not_ok "$TAG: rmmod kweb (status $rc)"
     { tail -n 5 "$LOG"; kmsg_since "$before"; } | diag 30
     return 1
   fi
-  # The listening socket must be gone with the module.
-  if port_listening "$PORT"; then
-    not_ok "$TAG: port $PORT free after rmmod"
-    ss -ltnp 2>&1 | diag 10
-  else
-    ok "$TAG: port $PORT free after rmmod"
+  unloaded_checks "$before"
+}
+
+# The handoff client unloads kweb itself, with handed-off connections open
+# in nginx, and checks that they go on working.
+unload_with_handoffs() {
+  local before
+  if (($(oops_count) > 0)); then
+    not_ok "$TAG: rmmod kweb with handed-off connections (not run: the kernel oopsed)"
+    return 1
   fi
+  before=$(kmsg_lines)
+  client_tests "$HANDOFF_TEST" rmmod 127.0.0.1 --client-addr 127.0.0.2 \
+    --rmmod-cmd "timeout 60 rmmod kweb"
+  if module_loaded kweb; then
+    not_ok "$TAG: kweb unloaded by the handoff client"
+    unload
+    return 1
+  fi
+  unloaded_checks "$before"
+}
+
+nginx_up() {
+  local err=$RUN_DIR/nginx-start.err rc=0
+  "$REPO/tests/guest/nginx.sh" start "$DOCROOT" "$NGINX_BASE" >"$err" 2>&1 ||
+    rc=$?
+  result "$TAG: nginx backend on port 8080 (IPv4 and IPv6)" "$rc" "$err"
+  return "$rc"
+}
+
+nginx_down() {
+  "$REPO/tests/guest/nginx.sh" stop "$NGINX_BASE" >>"$LOG" 2>&1
+  cp "$NGINX_BASE/error.log" "$RUN_DIR/nginx-error.log" 2>/dev/null
 }
 
 # load_must_fail NAME ARGS...: insmod must fail and say why in dmesg.
@@ -253,16 +297,20 @@ load_errors() {
 
 main() {
   setup
-  if make_docroot && load; then
+  if make_docroot && nginx_up && load; then
     client_tests "$HTTP_TEST" ipv4 127.0.0.1
     client_tests "$HTTP_TEST" ipv6 ::1
     if [[ -r $FASTPATH_TEST ]]; then
       client_tests "$FASTPATH_TEST" fastpath 127.0.0.1 --wrk "$WRK_SECONDS"
     fi
-    unload
+    client_tests "$HANDOFF_TEST" handoff-ipv4 127.0.0.1 \
+      --client-addr 127.0.0.2 --wrk "$WRK_SECONDS"
+    client_tests "$HANDOFF_TEST" handoff-ipv6 ::1 --client-addr ::1
+    unload_with_handoffs
   elif module_loaded kweb && (($(oops_count) == 0)); then
     rmmod_kweb || true
   fi
+  nginx_down
   load_errors
   kmemleak_check "$TAG: kmemleak clean after integration tests" integration
   kmsg_mark "integration ($TAG) end"
