@@ -401,6 +401,12 @@ void kweb_conn_adopt(struct kweb_listener *l, struct request_sock *req,
 	struct socket *sock;
 	size_t bufsz = srv->limits.max_header_size + PATH_MAX + KWEB_HDR_MAX;
 
+	/* Full: the backend may have room; existing connections go on. */
+	if (READ_ONCE(srv->nr_conns) >= srv->limits.max_connections) {
+		if (!kweb_handoff_child(l, req, child))
+			goto drop;
+		return;
+	}
 	conn = kzalloc(sizeof(*conn), GFP_KERNEL);
 	if (!conn)
 		goto drop;

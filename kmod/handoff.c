@@ -80,23 +80,14 @@ static struct sock *kweb_backend_lookup(struct kweb_server *srv,
 }
 
 /*
- * Worker, under lock_sock(conn->sk), with the request unread at the head
- * of the receive queue and nothing of ours left in the send queue. Finds
- * the backend and readies the socket to leave; returns 0 (the connection
- * is then in KWEB_CONN_HANDOFF, for kweb_handoff() once unlocked) or the
- * status to answer instead.
+ * The backend listener sk can go to, referenced, in *lskp; or the status
+ * to answer instead, counted as a failure.
  */
-u16 kweb_handoff_prepare(struct kweb_conn *conn, enum kweb_route why)
+static u16 kweb_backend_get(struct kweb_server *srv, struct sock *sk,
+			    struct sock **lskp)
 {
-	struct sock *sk = conn->sk;
-	struct sock *lsk;
+	struct sock *lsk = kweb_backend_lookup(srv, sk);
 
-	/* A Fast Open child's request stays with kweb's listener. */
-	if (!conn->req) {
-		kweb_stat_add(KWEB_STAT_HANDOFF_FAILED, 1);
-		return 503;
-	}
-	lsk = kweb_backend_lookup(conn->srv, sk);
 	if (!lsk || lsk->sk_state != TCP_LISTEN) {
 		if (lsk)
 			sock_put(lsk);
@@ -108,45 +99,33 @@ u16 kweb_handoff_prepare(struct kweb_conn *conn, enum kweb_route why)
 		kweb_stat_add(KWEB_STAT_HANDOFF_QUEUE_FULL, 1);
 		return 503;
 	}
-
-	/* Leave as a socket fresh from accept() would be. */
-	sk->sk_allocation = GFP_KERNEL;
-	sk->sk_use_task_frag = true;
-	tcp_sk(sk)->nonagle &= ~(TCP_NAGLE_OFF | TCP_NAGLE_PUSH);
-
-	conn->backend = lsk;
-	conn->handoff = why;
-	conn->state = KWEB_CONN_HANDOFF;
+	*lskp = lsk;
 	return 0;
 }
 
-/*
- * Process context, socket unlocked, kweb's callbacks already gone and its
- * timer stopped. Takes over conn->sock, conn->req and conn->backend.
- */
-void kweb_handoff(struct kweb_conn *conn)
+/* Leave as a socket fresh from accept() would be; sk locked or unseen. */
+static void kweb_handoff_reset(struct sock *sk)
 {
-	struct sock *sk = conn->sk, *lsk = conn->backend, *old;
-	struct request_sock *req = conn->req;
-	struct socket *sock = conn->sock;
+	sk->sk_allocation = GFP_KERNEL;
+	sk->sk_use_task_frag = true;
+	tcp_sk(sk)->nonagle &= ~(TCP_NAGLE_OFF | TCP_NAGLE_PUSH);
+}
+
+/*
+ * Move sk, which no struct socket holds, and its request into lsk's accept
+ * queue; takes over the references on all three. Process context. As
+ * inet_csk_listen_stop() migrates a child: with the child's spinlock
+ * held. lsk's reference moves to the request, whose reference on kweb's
+ * listener is dropped. A listener that stopped listening meanwhile resets
+ * the child. Returns whether sk was queued.
+ */
+static bool kweb_handoff_move(struct sock *sk, struct request_sock *req,
+			      struct sock *lsk)
+{
+	struct sock *old;
 	bool queued;
 
-	/* Ungraft: the backend's accept() grafts sk on a socket of its own. */
-	write_lock_bh(&sk->sk_callback_lock);
-	sk_set_socket(sk, NULL);
-	RCU_INIT_POINTER(sk->sk_wq, NULL);
-	write_unlock_bh(&sk->sk_callback_lock);
-	sock->sk = NULL;
-	sock_release(sock);
-	conn->sock = NULL;
 	kweb_sk_net_refcnt_upgrade(sk);
-
-	/*
-	 * As inet_csk_listen_stop() migrates a child: with the child's
-	 * spinlock held. The lookup's reference on lsk moves to the request,
-	 * whose reference on kweb's listener is dropped. A listener that
-	 * stopped listening meanwhile resets the child.
-	 */
 	local_bh_disable();
 	bh_lock_sock(sk);
 	sock_hold(sk);
@@ -161,9 +140,85 @@ void kweb_handoff(struct kweb_conn *conn)
 	local_bh_enable();
 	sock_put(sk);
 	sock_put(old);
+	if (!queued)
+		kweb_stat_add(KWEB_STAT_HANDOFF_FAILED, 1);
+	return queued;
+}
 
+/*
+ * Worker, under lock_sock(conn->sk), with the request unread at the head
+ * of the receive queue and nothing of ours left in the send queue. Finds
+ * the backend and readies the socket to leave; returns 0 (the connection
+ * is then in KWEB_CONN_HANDOFF, for kweb_handoff() once unlocked) or the
+ * status to answer instead.
+ */
+u16 kweb_handoff_prepare(struct kweb_conn *conn, enum kweb_route why)
+{
+	struct sock *lsk;
+	u16 status;
+
+	/* A Fast Open child's request stays with kweb's listener. */
+	if (!conn->req) {
+		kweb_stat_add(KWEB_STAT_HANDOFF_FAILED, 1);
+		return 503;
+	}
+	status = kweb_backend_get(conn->srv, conn->sk, &lsk);
+	if (status)
+		return status;
+	kweb_handoff_reset(conn->sk);
+	conn->backend = lsk;
+	conn->handoff = why;
+	conn->state = KWEB_CONN_HANDOFF;
+	return 0;
+}
+
+/*
+ * Process context, socket unlocked, kweb's callbacks already gone and its
+ * timer stopped. Takes over conn->sock, conn->req and conn->backend.
+ */
+void kweb_handoff(struct kweb_conn *conn)
+{
+	struct sock *sk = conn->sk;
+	struct socket *sock = conn->sock;
+
+	/* Ungraft: the backend's accept() grafts sk on a socket of its own. */
+	write_lock_bh(&sk->sk_callback_lock);
+	sk_set_socket(sk, NULL);
+	RCU_INIT_POINTER(sk->sk_wq, NULL);
+	write_unlock_bh(&sk->sk_callback_lock);
+	sock->sk = NULL;
+	sock_release(sock);
+	conn->sock = NULL;
+
+	if (kweb_handoff_move(sk, conn->req, conn->backend))
+		kweb_stat_add(KWEB_STAT_HANDOFF_METHOD + conn->handoff -
+			      KWEB_ROUTE_METHOD, 1);
 	conn->req = NULL;
 	conn->backend = NULL;
-	kweb_stat_add(queued ? KWEB_STAT_HANDOFF_METHOD + conn->handoff -
-		      KWEB_ROUTE_METHOD : KWEB_STAT_HANDOFF_FAILED, 1);
+}
+
+/*
+ * A child just popped from l's accept queue, which kweb has no room for:
+ * the backend gets it, unread. Returns false, with nothing taken over, if
+ * the backend cannot.
+ */
+bool kweb_handoff_child(struct kweb_listener *l, struct request_sock *req,
+			struct sock *child)
+{
+	struct sock *lsk;
+
+	if (!req || kweb_backend_get(l->srv, child, &lsk))
+		return false;
+	/* It inherited kweb's listener callbacks: give back the socket's. */
+	write_lock_bh(&child->sk_callback_lock);
+	child->sk_data_ready = l->orig_data_ready;
+	child->sk_write_space = l->orig_write_space;
+	child->sk_state_change = l->orig_state_change;
+	write_unlock_bh(&child->sk_callback_lock);
+	lock_sock(child);
+	kweb_handoff_reset(child);
+	release_sock(child);
+	if (kweb_handoff_move(child, req, lsk))
+		kweb_stat_add(KWEB_STAT_HANDOFF_CONN_LIMIT, 1);
+	return true;
 }

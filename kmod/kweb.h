@@ -34,6 +34,8 @@ struct kweb_limits {
 	unsigned int header_timeout;	/* seconds to receive one request head */
 	unsigned int send_timeout;	/* seconds a send may make no progress */
 	unsigned int linger_timeout;	/* seconds to wait for the peer's FIN */
+	unsigned int max_connections;	/* beyond: to the backend, or closed */
+	unsigned int max_requests;	/* per connection; then Connection: close */
 };
 
 enum kweb_stat {
@@ -57,6 +59,7 @@ enum kweb_stat {
 	KWEB_STAT_HANDOFF_H2,
 	KWEB_STAT_HANDOFF_UNPARSED,
 	KWEB_STAT_HANDOFF_MISSING,
+	KWEB_STAT_HANDOFF_CONN_LIMIT,	/* at max_connections, unread */
 	KWEB_STAT_HANDOFF_NO_BACKEND,	/* nothing listening: 502 */
 	KWEB_STAT_HANDOFF_QUEUE_FULL,	/* backlog full: 503 */
 	KWEB_STAT_HANDOFF_FAILED,	/* anything else: 503 or a reset */
@@ -197,6 +200,8 @@ int kweb_backend_init(struct kweb_backend *b, const char *ipv4,
 		      const char *extensions);
 u16 kweb_handoff_prepare(struct kweb_conn *conn, enum kweb_route why);
 void kweb_handoff(struct kweb_conn *conn);
+bool kweb_handoff_child(struct kweb_listener *l, struct request_sock *req,
+			struct sock *child);
 
 /* conn.c */
 void kweb_conn_adopt(struct kweb_listener *l, struct request_sock *req,

@@ -99,6 +99,16 @@ module_param(send_timeout, uint, 0444);
 MODULE_PARM_DESC(send_timeout,
 		 "seconds a response may make no progress (default 60)");
 
+static uint max_connections = 16384;
+module_param(max_connections, uint, 0444);
+MODULE_PARM_DESC(max_connections,
+		 "connections kweb holds at once; beyond, new ones go to the backend unread, or are closed (default 16384)");
+
+static uint max_requests = 1000;
+module_param(max_requests, uint, 0444);
+MODULE_PARM_DESC(max_requests,
+		 "requests per keep-alive connection; the last says Connection: close (default 1000, like nginx)");
+
 static uint cache_size = 64;
 module_param(cache_size, uint, 0444);
 MODULE_PARM_DESC(cache_size,
@@ -131,6 +141,7 @@ const char *const kweb_stat_names[KWEB_STAT_NR] = {
 	[KWEB_STAT_HANDOFF_H2] = "handoff_h2",
 	[KWEB_STAT_HANDOFF_UNPARSED] = "handoff_unparsed",
 	[KWEB_STAT_HANDOFF_MISSING] = "handoff_missing",
+	[KWEB_STAT_HANDOFF_CONN_LIMIT] = "handoff_connection_limit",
 	[KWEB_STAT_HANDOFF_NO_BACKEND] = "handoff_failed_no_backend",
 	[KWEB_STAT_HANDOFF_QUEUE_FULL] = "handoff_failed_queue_full",
 	[KWEB_STAT_HANDOFF_FAILED] = "handoff_failed",
@@ -179,6 +190,10 @@ static int kweb_check_params(void)
 		pr_err("cache_size=%u is outside 1..65536 MiB\n", cache_size);
 		return -EINVAL;
 	}
+	if (!max_connections || !max_requests) {
+		pr_err("max_connections and max_requests must be at least 1\n");
+		return -EINVAL;
+	}
 	if (!header_timeout || !keepalive_timeout || !send_timeout) {
 		pr_err("timeouts must be at least 1 second\n");
 		return -EINVAL;
@@ -215,6 +230,8 @@ static struct kweb_server *kweb_server_create(void)
 	srv->limits.keepalive_timeout = keepalive_timeout;
 	srv->limits.send_timeout = send_timeout;
 	srv->limits.linger_timeout = 5;
+	srv->limits.max_connections = max_connections;
+	srv->limits.max_requests = max_requests;
 	kweb_cache_init(&srv->cache, (size_t)cache_size << 20,
 			(size_t)cache_max_file << 10);
 	spin_lock_init(&srv->conns_lock);

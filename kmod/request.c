@@ -242,12 +242,13 @@ static void kweb_reply_file(struct kweb_conn *conn, struct kweb_reply *rp,
 		kweb_file_close(f);
 }
 
-static void kweb_reply_init_req(struct kweb_reply *rp,
+static void kweb_reply_init_req(struct kweb_conn *conn, struct kweb_reply *rp,
 				const struct kweb_request *req)
 {
 	rp->head = req->method == KWEB_METHOD_HEAD;
-	/* A chunked body we do not parse: answer, then close. */
-	rp->keep_alive = req->keep_alive && !req->chunked;
+	/* The last request a connection may make is told so. */
+	rp->keep_alive = req->keep_alive &&
+			 conn->nr_requests + 1 < conn->srv->limits.max_requests;
 	rp->http10 = req->minor == 0;
 }
 
@@ -271,7 +272,7 @@ bool kweb_request_cached(struct kweb_conn *conn, struct kweb_request *req)
 	e = kweb_cache_lookup(&conn->srv->cache, conn->path, t.path_len);
 	if (!e)
 		return false;
-	kweb_reply_init_req(&rp, req);
+	kweb_reply_init_req(conn, &rp, req);
 	kweb_reply_entry(conn, &rp, req, e);
 	return true;
 }
@@ -296,7 +297,7 @@ enum kweb_route kweb_request_handle(struct kweb_conn *conn,
 				    req->method == KWEB_METHOD_HEAD, false);
 		return KWEB_ROUTE_SERVE;
 	}
-	kweb_reply_init_req(&rp, req);
+	kweb_reply_init_req(conn, &rp, req);
 
 	err = kweb_path_normalize(req->target.p, req->target.len, conn->path,
 				  PATH_MAX - sizeof("index.html"), &t);

@@ -40,6 +40,7 @@ FASTPATH_TEST=${KWEB_FASTPATH_TEST:-$REPO/tests/fastpath_test.py}
 WRK_SECONDS=${KWEB_WRK_SECONDS:-10}
 MAKE_DOCROOT=${KWEB_MAKE_DOCROOT:-$REPO/tests/make_docroot.py}
 HANDOFF_TEST=${KWEB_HANDOFF_TEST:-$REPO/tests/handoff_test.py}
+LIMITS_TEST=${KWEB_LIMITS_TEST:-$REPO/tests/limits_test.py}
 NGINX_BASE=$BASE/nginx
 # What the handoff tests expect kweb to send to the backend by path.
 ROUTES=("dynamic_prefixes=/api/,/dyn/" "dynamic_extensions=.php")
@@ -223,6 +224,24 @@ unload_with_handoffs() {
   unloaded_checks "$before"
 }
 
+# A second load with small limits: max_connections and max_requests.
+limits() {
+  local args=("docroot=$DOCROOT" "port=$PORT" max_connections=8 max_requests=3)
+  if module_loaded kweb || (($(oops_count) > 0)); then
+    not_ok "$TAG: limits tests (not run: kweb still loaded or oopsed)"
+    return
+  fi
+  if ! insmod_kweb "${args[@]}" || ! wait_port "$PORT" 10; then
+    not_ok "$TAG: insmod kweb.ko ${args[*]}"
+    tail -n 5 "$LOG" | diag 10
+    return
+  fi
+  ok "$TAG: insmod kweb.ko ${args[*]}"
+  client_tests "$LIMITS_TEST" limits 127.0.0.1 --max-connections 8 \
+    --max-requests 3
+  unload
+}
+
 nginx_up() {
   local err=$RUN_DIR/nginx-start.err rc=0
   "$REPO/tests/guest/nginx.sh" start "$DOCROOT" "$NGINX_BASE" >"$err" 2>&1 ||
@@ -307,6 +326,7 @@ main() {
       --client-addr 127.0.0.2 --wrk "$WRK_SECONDS"
     client_tests "$HANDOFF_TEST" handoff-ipv6 ::1 --client-addr ::1
     unload_with_handoffs
+    limits
   elif module_loaded kweb && (($(oops_count) == 0)); then
     rmmod_kweb || true
   fi
