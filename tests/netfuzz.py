@@ -626,7 +626,7 @@ def main():
     ap.add_argument("--count", type=int, default=10000,
                     help="mutated cases to send (default 10000)")
     ap.add_argument("--min-count", type=int,
-                    help="fail if fewer were sent (default: --count)")
+                    help="fail if fewer were sent (default and at most: --count)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--threads", type=int, default=16)
     ap.add_argument("--timeout", type=float, default=2.0,
@@ -637,7 +637,7 @@ def main():
                     help="accept bare answers to requests without a version")
     ap.add_argument("--case", type=int, help="send only case I and show it")
     CFG = ap.parse_args()
-    if CFG.min_count is None:
+    if CFG.min_count is None or CFG.min_count > CFG.count:
         CFG.min_count = CFG.count
     doc = Docroot(CFG.docroot)
     if CFG.case is not None:
