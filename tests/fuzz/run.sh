@@ -12,7 +12,7 @@
 set -uo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-OUT=$HERE/build
+OUT=${FUZZ_OUT:-$HERE/build}
 mode=${1:-}
 shift || true
 (($#)) || { echo "usage: $0 regress|fuzz TARGET..." >&2; exit 2; }
@@ -40,9 +40,9 @@ regress() {
     # -runs=0: load and execute every input, then stop
     if "$OUT/$t" -runs=0 -artifact_prefix="$OUT/$t.regress-" "${dirs[@]}" \
         >"$OUT/$t.regress.log" 2>&1; then
-      echo "ok - $t: $n inputs"
+      echo "ok - fuzz regress: $t passes its $n saved inputs"
     else
-      echo "not ok - $t: $n inputs"
+      echo "not ok - fuzz regress: $t passes its $n saved inputs"
       summarize "$OUT/$t.regress.log"
       rc=1
     fi
@@ -68,16 +68,18 @@ fuzz() {
         -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
         -dict="$HERE/http.dict" -artifact_prefix="$art/" \
         "$work" >"$log" 2>&1; then
-      echo "ok - $t: $(grep -m1 -oE 'stat::number_of_executed_units: *[0-9]+' "$log" |
+      echo "ok - fuzz: $t, ${secs} s without a crash ($(grep -m1 -oE 'stat::number_of_executed_units: *[0-9]+' "$log" |
         grep -oE '[0-9]+$') runs, $(grep -m1 -oE 'stat::average_exec_per_sec: *[0-9]+' "$log" |
-        grep -oE '[0-9]+$') exec/s, $(grep -oE 'cov: [0-9]+' "$log" | tail -n1)"
+        grep -oE '[0-9]+$') exec/s, $(grep -oE 'cov: [0-9]+' "$log" | tail -n1))"
       grep -E '^#[0-9]+ *DONE' "$log" | sed 's/^/# /'
     else
       rc=1
       crash=$(grep -oE 'Test unit written to [^ ]+' "$log" | tail -n1 |
         sed 's/Test unit written to //')
-      echo "not ok - $t: crashed; reproducer: ${crash:-(none written; see $log)}"
+      echo "not ok - fuzz: $t, ${secs} s without a crash"
+      echo "# reproducer: ${crash:-(none written; see $log)}"
       summarize "$log"
+      grep -m1 '^Base64: ' "$log" | cut -c1-300 | sed 's/^/# input /'
       echo "# log: $log"
       echo "# reproduce: $OUT/$t ${crash:-}"
     fi
