@@ -41,6 +41,7 @@ WRK_SECONDS=${KWEB_WRK_SECONDS:-10}
 MAKE_DOCROOT=${KWEB_MAKE_DOCROOT:-$REPO/tests/make_docroot.py}
 HANDOFF_TEST=${KWEB_HANDOFF_TEST:-$REPO/tests/handoff_test.py}
 LIMITS_TEST=${KWEB_LIMITS_TEST:-$REPO/tests/limits_test.py}
+HARDENING_TEST=${KWEB_HARDENING_TEST:-$REPO/tests/hardening_test.py}
 NGINX_BASE=$BASE/nginx
 # What the handoff tests expect kweb to send to the backend by path.
 ROUTES=("dynamic_prefixes=/api/,/dyn/" "dynamic_extensions=.php")
@@ -226,19 +227,64 @@ unload_with_handoffs() {
 
 # A second load with small limits: max_connections and max_requests.
 limits() {
-  local args=("docroot=$DOCROOT" "port=$PORT" max_connections=8 max_requests=3)
-  if module_loaded kweb || (($(oops_count) > 0)); then
-    not_ok "$TAG: limits tests (not run: kweb still loaded or oopsed)"
-    return
-  fi
-  if ! insmod_kweb "${args[@]}" || ! wait_port "$PORT" 10; then
-    not_ok "$TAG: insmod kweb.ko ${args[*]}"
-    tail -n 5 "$LOG" | diag 10
-    return
-  fi
-  ok "$TAG: insmod kweb.ko ${args[*]}"
+  load_with max_connections=8 max_requests=3 || return
   client_tests "$LIMITS_TEST" limits 127.0.0.1 --max-connections 8 \
     --max-requests 3
+  unload
+}
+
+# Load kweb with ARGS... (after docroot and port); one test line.
+load_with() {
+  local name="insmod kweb.ko docroot=$DOCROOT port=$PORT $*"
+  if module_loaded kweb || (($(oops_count) > 0)); then
+    not_ok "$TAG: $name (not run: kweb still loaded or oopsed)"
+    return 1
+  fi
+  if ! insmod_kweb "docroot=$DOCROOT" "port=$PORT" "$@" ||
+      ! wait_port "$PORT" 10; then
+    not_ok "$TAG: $name"
+    tail -n 5 "$LOG" | diag 10
+    return 1
+  fi
+  ok "$TAG: $name"
+}
+
+# Hostile clients and file churn with a short header timeout, then rmmod
+# in the middle of a 256-connection wrk run, and a reload.
+hardening() {
+  local t0 t1 rc=0 wrk_pid before
+  load_with header_timeout=5 || return
+  client_tests "$HARDENING_TEST" hardening 127.0.0.1 --header-timeout 5
+  if (($(oops_count) > 0)); then
+    return
+  fi
+  wrk -t2 -c256 -d30s "http://127.0.0.1:$PORT/small.txt" \
+    >"$RUN_DIR/wrk-rmmod.txt" 2>&1 &
+  wrk_pid=$!
+  sleep 5
+  before=$(kmsg_lines)
+  t0=$(date +%s.%N)
+  rmmod_kweb || rc=$?
+  t1=$(date +%s.%N)
+  if ((rc == 0)) && ! module_loaded kweb; then
+    ok "$TAG: rmmod kweb during a 256-connection wrk run"
+  else
+    not_ok "$TAG: rmmod kweb during a 256-connection wrk run (status $rc)"
+    kmsg_since "$before" | diag 20
+  fi
+  say "rmmod under load took $(awk -v a="$t0" -v b="$t1" \
+    'BEGIN { printf "%.2f", b - a }') s"
+  kill "$wrk_pid" 2>/dev/null
+  wait "$wrk_pid" 2>/dev/null
+  unloaded_checks "$before"
+  # And it comes back.
+  load_with "${ROUTES[@]}" || return
+  if curl -sf -m 20 "http://127.0.0.1:$PORT/small.txt" |
+      cmp -s - "$DOCROOT/small.txt"; then
+    ok "$TAG: reloaded kweb serves /small.txt"
+  else
+    not_ok "$TAG: reloaded kweb serves /small.txt"
+  fi
   unload
 }
 
@@ -327,6 +373,7 @@ main() {
     client_tests "$HANDOFF_TEST" handoff-ipv6 ::1 --client-addr ::1
     unload_with_handoffs
     limits
+    hardening
   elif module_loaded kweb && (($(oops_count) == 0)); then
     rmmod_kweb || true
   fi
