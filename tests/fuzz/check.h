@@ -290,9 +290,15 @@ static inline int fz_check_one_path(const char *target, size_t len,
 
 /*
  * The 301 Location of a path without a trailing slash is that path,
- * percent-encoded, plus '/', and normalizes back to exactly that.
+ * percent-encoded, plus '/', and normalizes back to exactly that; with
+ * the query of t (kweb sends queries to the backend, but the formatter
+ * takes one) after a '?'. A buffer too small for it all is -ENOSPC.
  */
-static inline void fz_check_location(const char *path, size_t n)
+static inline long long check_resp_header(const char *b, size_t n,
+					  u16 status);
+
+static inline void fz_check_location(const char *path, size_t n,
+				     const struct kweb_target *qt)
 {
 	struct kweb_resp_hdr h = {
 		.status = 301, .date = "Sun, 06 Nov 1994 08:49:37 GMT",
@@ -301,20 +307,22 @@ static inline void fz_check_location(const char *path, size_t n)
 	char *buf, *v, *e, out[FZ_KERNEL_PATH_OUT + 2];
 	size_t size = 3 * n + 256, i;
 	struct kweb_target t;
-	int len;
+	int len, k;
 
 	buf = malloc(size);
 	if (!buf)
 		abort();
 	len = kweb_resp_format(buf, size, &h);
-	CHECK(len > 0, "kweb_resp_format %d", len);
+	CHECK(len > 0 && (size_t)len == strlen(buf), "kweb_resp_format %d",
+	      len);
+	check_resp_header(buf, len, 301);
 	v = strstr(buf, "\r\nLocation: ");
 	CHECK(v, "no Location");
 	v += strlen("\r\nLocation: ");
 	e = strstr(v, "\r\n");
 	CHECK(e && e > v && e[-1] == '/', "Location ends");
 	for (i = 0; v + i < e; i++)
-		CHECK(strchr("-._~!$&'()*+,;=:@/%", v[i]) ||
+		CHECK((v[i] && strchr("-._~!$&'()*+,;=:@/%", v[i])) ||
 		      (v[i] >= '0' && v[i] <= '9') ||
 		      (fz_lower(v[i]) >= 'a' && fz_lower(v[i]) <= 'z'),
 		      "Location byte %#x", (unsigned char)v[i]);
@@ -327,6 +335,44 @@ static inline void fz_check_location(const char *path, size_t n)
 		CHECK(t.path_len == n + 1 && !memcmp(out, path, n) &&
 		      out[n] == '/', "'%s' -> '%s'", path, out);
 	}
+	free(buf);
+
+	/* exactly len + 1 bytes fit (the NUL); fewer never do */
+	for (k = 0; k < 3; k++) {
+		size_t sz = k == 0 ? (size_t)len + 1 : k == 1 ? (size_t)len :
+			    (size_t)len / 2;
+		int r;
+
+		buf = malloc(sz ? sz : 1);
+		if (!buf)
+			abort();
+		r = kweb_resp_format(buf, sz, &h);
+		CHECK(k == 0 ? r == len : r == -ENOSPC, "size %zu: %d", sz, r);
+		free(buf);
+	}
+
+	if (!qt->has_query)
+		return;
+	h.has_query = true;
+	h.query = qt->query;
+	size += qt->query.len;
+	buf = malloc(size);
+	if (!buf)
+		abort();
+	len = kweb_resp_format(buf, size, &h);
+	CHECK(len > 0, "kweb_resp_format with a query: %d", len);
+	v = strstr(buf, "\r\nLocation: ");
+	CHECK(v, "no Location");
+	/* the query as it was sent, after the path and '/' */
+	for (i = 0; i < qt->query.len; i++)
+		if ((unsigned char)qt->query.p[i] < 0x20 ||
+		    qt->query.p[i] == 0x7f)
+			break;
+	if (i == qt->query.len)
+		check_resp_header(buf, len, 301);
+	e = strstr(v + 2, "/?");
+	CHECK(e && !memcmp(e + 2, qt->query.p, qt->query.len) &&
+	      !memcmp(e + 2 + qt->query.len, "\r\n", 2), "Location query");
 	free(buf);
 }
 
@@ -363,7 +409,7 @@ static inline int check_path(const char *target, size_t len,
 	err = fz_check_one_path(target, len, &ref, out, FZ_KERNEL_PATH_OUT, t);
 	/* kweb redirects a directory named without its trailing slash */
 	if (!err && !t->trailing_slash)
-		fz_check_location(out, t->path_len);
+		fz_check_location(out, t->path_len, t);
 	free(ref.out);
 	return err;
 }

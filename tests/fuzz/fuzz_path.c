@@ -5,7 +5,8 @@
  * for the kernel's out size and for small ones (-ENAMETOOLONG exactly when
  * the single pass runs out of room); the absolute form of an origin-form
  * target must give the same path; the route and MIME type of the result
- * are checked too.
+ * are checked too, and the input as a pair of dynamic_prefixes and
+ * dynamic_extensions lists for kweb_route_rules_parse().
  */
 #include "check.h"
 
@@ -18,6 +19,71 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	if (kweb_route_rules_parse(&rules, "/api/,/dyn/,/a", ".php,.Cgi"))
 		abort();
 	return 0;
+}
+
+/* kweb_route_rules_parse()'s contract for one list, from http_route.h. */
+static int rules_model(const char *s, char lead, unsigned int *nr)
+{
+	const char *end;
+	size_t len;
+
+	*nr = 0;
+	while (*s) {
+		end = strchr(s, ',');
+		len = end ? (size_t)(end - s) : strlen(s);
+		if (len < 2 || s[0] != lead || memchr(s, '?', len))
+			return -EINVAL;
+		if (*nr == KWEB_ROUTE_MAX)
+			return -E2BIG;
+		(*nr)++;
+		if (!end)
+			break;
+		s = end + 1;
+		if (!*s)
+			return -EINVAL;	/* a trailing comma: an empty entry */
+	}
+	return 0;
+}
+
+/*
+ * The input up to its first LF as dynamic_prefixes, the rest as
+ * dynamic_extensions (C strings: up to a NUL); then route path with them.
+ */
+static void check_rules(const char *b, size_t size, const char *path,
+			const struct kweb_target *t)
+{
+	struct kweb_route_rules r;
+	unsigned int np, ne, k;
+	char *s = malloc(size + 2), *ext;
+	int err, want;
+
+	if (!s)
+		abort();
+	memcpy(s, b, size);
+	s[size] = '\0';
+	s[size + 1] = '\0';
+	ext = strchr(s, '\n');
+	if (ext)
+		*ext++ = '\0';
+	else
+		ext = s + size + 1;
+	err = kweb_route_rules_parse(&r, s, ext);
+	want = rules_model(s, '/', &np);
+	if (!want)
+		want = rules_model(ext, '.', &ne);
+	CHECK(err == want, "rules: kweb %d, model %d", err, want);
+	if (!err) {
+		CHECK(r.nr_prefix == np && r.nr_ext == ne, "rule counts");
+		for (k = 0; k < r.nr_prefix; k++)
+			CHECK(r.prefix[k].p >= s && r.prefix[k].p[0] == '/' &&
+			      r.prefix[k].len >= 2, "prefix %u", k);
+		for (k = 0; k < r.nr_ext; k++)
+			CHECK(r.ext[k].p >= ext && r.ext[k].p[0] == '.' &&
+			      r.ext[k].len >= 2, "extension %u", k);
+		if (path)
+			check_route_target(&r, t, path);
+	}
+	free(s);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -35,6 +101,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check_route_target(&rules, &t, out);
 		check_mime(out, t.path_len);
 	}
+	if (size < 1024)
+		check_rules(b, size, err ? NULL : out, &t);
 
 	/* http://host/path is /path */
 	if (!size || b[0] != '/')
