@@ -121,8 +121,9 @@ static u16 kweb_file_status(const struct kweb_request *req,
 {
 	const struct kweb_str *v;
 
+	/* Present, even empty, If-None-Match overrides If-Modified-Since. */
 	v = &req->if_none_match;
-	if (v->len) {
+	if (v->p) {
 		if (kweb_if_none_match(v->p, v->len, etag, etag_len))
 			return 304;
 	} else if (req->if_modified_since.len &&

@@ -177,6 +177,43 @@ step_debug_kernel() {
   return 1
 }
 
+# The pure logic and its KUnit suites built as user space under ASan and
+# UBSan (tests/pure): one test line, with the suite counts on failure.
+step_pure() {
+  local out
+  header "pure logic in user space (tests/pure, ASan + UBSan)"
+  if out=$(make -s -C "$REPO/tests/pure" 2>&1); then
+    ok host "user-space pure-logic suites: $(tail -n 1 <<<"$out")"
+    log "$out"
+  else
+    not_ok host "user-space pure-logic suites"
+    grep -vE '^(gcc|cc|clang) ' <<<"$out" | tail -n 30 | diag 30
+  fi
+}
+
+# The pure logic under libFuzzer (tests/fuzz): every seed and saved
+# reproducer once, then KWEB_FUZZ_SECONDS (60) of fuzzing, one process.
+step_fuzz() {
+  local before=${FAIL[host]:-0}
+  header "fuzzing the pure logic (tests/fuzz, ${KWEB_FUZZ_SECONDS:-60} s)"
+  if ! command -v clang >/dev/null; then
+    not_ok host "tests/fuzz (not run: no clang)"
+    return 0
+  fi
+  run_step host make -s -C "$REPO/tests/fuzz" regress
+  if ((STEP_RC != 0)); then
+    ((${FAIL[host]:-0} > before)) ||
+      not_ok host "tests/fuzz builds (status $STEP_RC, see $LOG)"
+    return 0
+  fi
+  run_step host make -s -C "$REPO/tests/fuzz" run \
+    FUZZ_SECONDS="${KWEB_FUZZ_SECONDS:-60}"
+  if ((STEP_RC != 0 && ${FAIL[host]:-0} == before)); then
+    not_ok host "tests/fuzz run completed (status $STEP_RC)"
+  fi
+  return 0
+}
+
 step_lint() {
   header "lint (checkpatch, W=1 C=2 builds, shellcheck)"
   run_step lint "$REPO/scripts/lint.sh"
@@ -268,6 +305,8 @@ main() {
       bdebug=0
     fi
     timed lint step_lint
+    timed pure step_pure
+    timed fuzz step_fuzz
 
     local dko dtko
     dko=$REPO/build/$(basename "${DEBUG_KDIR:-none}")/kweb.ko

@@ -21,6 +21,7 @@ readonly APT_PACKAGES=(
   nginx wrk httperf curl sparse rsync e2fsprogs iproute2 kmod cpio python3
   build-essential flex bison bc libelf-dev libssl-dev dwarves xz-utils
   linux-source-6.12 shellcheck
+  clang libclang-rt-14-dev
 )
 # The virtme-ng release the scripts were written against (exit status and
 # --verbose console behaviour were checked with it).

@@ -111,7 +111,8 @@ lint_shell() {
   command -v shellcheck >/dev/null || return 0
   local f rel out
   shopt -s nullglob
-  for f in "$REPO"/scripts/*.sh "$REPO"/tests/guest/*.sh "$REPO"/.ci/run; do
+  for f in "$REPO"/scripts/*.sh "$REPO"/tests/guest/*.sh "$REPO"/tests/fuzz/*.sh \
+      "$REPO"/.ci/run; do
     rel=${f#"$REPO"/}
     out=$LOGDIR/shellcheck-$(basename "$f").txt
     # -x follows "source" lines (tests/guest/lib.sh), paths from the root.

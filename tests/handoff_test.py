@@ -850,6 +850,33 @@ def t_switch(ctx):
     snap.check({"handoff_method": 1})
 
 
+@test("GET with a Content-Length body, then POST, in one send: kweb drops "
+      "exactly that body; nginx sees the POST as the first request")
+def t_boundary_body(ctx):
+    body = payload(3333, "boundary")
+    junk = b"POST /dyn/smuggled HTTP/1.1\r\nContent-Length: 3\r\n\r\nabc"
+    small = F("small.txt")
+    snap = Snapshot(ctx)
+    conn = ctx.connect()
+    conn.send(req("/small.txt", body=junk) + req("/dyn/x", "POST", body=body))
+    check_file(ctx, conn.read_response(), small, "kweb")
+    check_echo(ctx, conn, conn.read_response(), "POST", "/dyn/x", body)
+    probe_backend(ctx, conn)
+    snap.check({"handoff_method": 1})
+
+
+@test("POST with bad chunk syntax: handed over unread; nginx's 400 + close")
+def t_bad_chunk(ctx):
+    snap = Snapshot(ctx)
+    conn = ctx.connect()
+    resp = conn.request(req("/dyn/x", "POST",
+                            headers=["Transfer-Encoding: chunked"],
+                            body=b"zz\r\nhello\r\n0\r\n\r\n", length=False))
+    check_backend_status(ctx, resp, 400, True)
+    probe_closed(ctx, conn)
+    snap.check({"handoff_method": 1})
+
+
 @test("pipelined in one send: GET (kweb), POST (nginx), GET (nginx), in order")
 def t_switch_pipelined(ctx):
     body = payload(7777, "pipelined")

@@ -625,6 +625,8 @@ CONDITIONALS = [
      lambda f: ["If-Modified-Since: " + http_date(f.mtime - 1)], 200),
     ("If-Modified-Since garbage", "GET",
      lambda f: ["If-Modified-Since: yesterday-ish"], 200),
+    ("If-None-Match empty (matches nothing) + If-Modified-Since match", "GET",
+     lambda f: ["If-None-Match:", "If-Modified-Since: " + f.last_modified], 200),
     ("If-None-Match no match + If-Modified-Since match", "GET",
      lambda f: ['If-None-Match: "1-2"', "If-Modified-Since: " + f.last_modified], 200),
     ("If-None-Match match + If-Modified-Since earlier", "GET",
@@ -672,6 +674,10 @@ RANGES = [
     ("empty file bytes=-5: 416", "empty.txt", lambda f: ["Range: bytes=-5"], 416),
     ("several ranges: 200 whole", "small.txt",
      lambda f: ["Range: bytes=0-1,5-6"], 200),
+    ("1500 overlapping ranges: 200 whole", "small.txt",
+     lambda f: ["Range: bytes=" + ",".join(["0-"] * 1500)], 200),
+    ("bytes=0-99999999999999999999 (overflows u64): 200 whole", "small.txt",
+     lambda f: ["Range: bytes=0-99999999999999999999"], 200),
     ("bytes=abc: 200 whole", "small.txt", lambda f: ["Range: bytes=abc"], 200),
     ("bytes=5-2 (bad syntax): 200 whole", "small.txt", lambda f: ["Range: bytes=5-2"], 200),
     ("items=0-5 (other unit): 200 whole", "small.txt", lambda f: ["Range: items=0-5"], 200),
@@ -801,6 +807,8 @@ def _fields(*lines, body=""):
                 + "\r\n" + body)
 
 
+# Requests kweb hands to the backend (other methods, queries, other HTTP
+# versions, transfer codings) are tests/handoff_test.py's.
 BAD = [
     # name, raw request, expected code
     ("missing Host in HTTP/1.1", _raw("GET /small.txt HTTP/1.1\r\n\r\n"), 400),
@@ -825,6 +833,8 @@ BAD = [
     ("non-numeric Content-Length", _fields("Content-Length: abc"), 400),
     ("negative Content-Length", _fields("Content-Length: -1"), 400),
     ("10000-byte URI", lambda: req("/" + "a" * 9999), 414),
+    ("64 KiB URI", lambda: req("/" + "a" * 65535), 414),
+    ("64 KiB of %-escapes in the URI", lambda: req("/" + "%41" * 21845), 414),
     ("9000-byte field", lambda: req(headers=["X-Big: " + "b" * 9000]), 431),
     ("150 small fields", lambda: req(headers=["X-F%d: v" % i for i in range(150)]), 431),
 ]

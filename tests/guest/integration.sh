@@ -42,12 +42,19 @@ MAKE_DOCROOT=${KWEB_MAKE_DOCROOT:-$REPO/tests/make_docroot.py}
 HANDOFF_TEST=${KWEB_HANDOFF_TEST:-$REPO/tests/handoff_test.py}
 LIMITS_TEST=${KWEB_LIMITS_TEST:-$REPO/tests/limits_test.py}
 HARDENING_TEST=${KWEB_HARDENING_TEST:-$REPO/tests/hardening_test.py}
+NETFUZZ_TEST=${KWEB_NETFUZZ_TEST:-$REPO/tests/netfuzz.py}
 NGINX_BASE=$BASE/nginx
 # What the handoff tests expect kweb to send to the backend by path.
 ROUTES=("dynamic_prefixes=/api/,/dyn/" "dynamic_extensions=.php")
 # Per http_test.py run (199 tests, 10 s deadline each: a server that stops
 # answering would take over half an hour); the guest has its own timeout.
 HTTP_TIMEOUT=${KWEB_HTTP_TIMEOUT:-300}
+# Mutated requests per netfuzz run; a slow guest stops sending after
+# NETFUZZ_TIME_LIMIT s and passes with NETFUZZ_MIN_COUNT sent (inside
+# HTTP_TIMEOUT).
+NETFUZZ_COUNT=${KWEB_NETFUZZ_COUNT:-10000}
+NETFUZZ_MIN_COUNT=${KWEB_NETFUZZ_MIN_COUNT:-10000}
+NETFUZZ_TIME_LIMIT=${KWEB_NETFUZZ_TIME_LIMIT:-$((HTTP_TIMEOUT - 60))}
 
 LOG=$RUN_DIR/integration.log
 : >"$LOG"
@@ -225,6 +232,17 @@ unload_with_handoffs() {
   unloaded_checks "$before"
 }
 
+# Mutated requests with kweb (routes loaded) in front of nginx: every
+# answer starts with HTTP/1. and /small.txt is still served afterwards;
+# dmesg_check catches splats.
+netfuzz() {
+  client_tests "$NETFUZZ_TEST" netfuzz-ipv4 127.0.0.1 --seed 1 \
+    --count "$NETFUZZ_COUNT" --min-count "$NETFUZZ_MIN_COUNT" \
+    --time-limit "$NETFUZZ_TIME_LIMIT"
+  # nginx keeps the body file of every request it proxies.
+  find "$NGINX_BASE/client_body_temp" -type f -delete 2>/dev/null
+}
+
 # A second load with small limits: max_connections and max_requests.
 limits() {
   load_with max_connections=8 max_requests=3 || return
@@ -371,6 +389,7 @@ main() {
     client_tests "$HANDOFF_TEST" handoff-ipv4 127.0.0.1 \
       --client-addr 127.0.0.2 --wrk "$WRK_SECONDS"
     client_tests "$HANDOFF_TEST" handoff-ipv6 ::1 --client-addr ::1
+    netfuzz
     unload_with_handoffs
     limits
     hardening
