@@ -25,7 +25,7 @@ export KWEB_RESULTS=${KWEB_RESULTS:-$KWEB_CACHE/results/$STAMP}
 readonly LOG=$KWEB_RESULTS/check.log
 # Guests: bounded, but generous for TCG (a debug boot alone takes ~70 s).
 readonly GUEST_TIMEOUT=${KWEB_GUEST_TIMEOUT:-900}
-readonly DEBUG_GUEST_TIMEOUT=${KWEB_DEBUG_GUEST_TIMEOUT:-2400}
+readonly DEBUG_GUEST_TIMEOUT=${KWEB_DEBUG_GUEST_TIMEOUT:-3000}
 
 quick=0
 case ${1:-} in

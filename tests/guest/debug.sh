@@ -16,5 +16,6 @@ TAG=${4:-debug}
 
 rc=0
 "$HERE/kunit.sh" "$TEST_KO" "$RUN_DIR" "$TAG" || rc=1
-KWEB_LIGHT=1 "$HERE/integration.sh" "$KO" "$RUN_DIR" "$TAG" || rc=1
+KWEB_LIGHT=1 KWEB_NETFUZZ_TIME_LIMIT=${KWEB_NETFUZZ_TIME_LIMIT:-600} \
+  "$HERE/integration.sh" "$KO" "$RUN_DIR" "$TAG" || rc=1
 exit "$rc"

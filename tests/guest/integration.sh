@@ -239,7 +239,8 @@ unload_with_handoffs() {
 # answer starts with HTTP/1. and /small.txt is still served afterwards;
 # dmesg_check catches splats.
 netfuzz() {
-  client_tests "$NETFUZZ_TEST" netfuzz-ipv4 127.0.0.1 --seed 1 \
+  HTTP_TIMEOUT=$((NETFUZZ_TIME_LIMIT + 60)) \
+    client_tests "$NETFUZZ_TEST" netfuzz-ipv4 127.0.0.1 --seed 1 \
     --count "$NETFUZZ_COUNT" --min-count "$NETFUZZ_MIN_COUNT" \
     --time-limit "$NETFUZZ_TIME_LIMIT"
   # nginx keeps the body file of every request it proxies.
