@@ -29,34 +29,15 @@ import statistics
 import sys
 import threading
 import time
-import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from httplib_raw import (Connection, NoResponse, ProtocolError,  # noqa: E402
                          Timeout, show)
+from taplib import Suite, check, note  # noqa: E402
 
 CFG = None
-TESTS = []
+TESTS = Suite()
 
-
-def test(name):
-    def deco(fn):
-        TESTS.append((name, fn))
-        return fn
-    return deco
-
-
-class Fail(Exception):
-    pass
-
-
-def check(cond, msg):
-    if not cond:
-        raise Fail(msg)
-
-
-def note(msg):
-    print("# " + msg)
 
 
 def family():
@@ -83,7 +64,7 @@ def fetch(target, timeout=10.0):
 # ---------------------------------------------------------------------------
 # slowloris
 
-@test("slowloris: trickling connections are cut off at header_timeout; "
+@TESTS.test("slowloris: trickling connections are cut off at header_timeout; "
       "a normal client is answered throughout")
 def t_slowloris():
     with open(os.path.join(CFG.docroot, "small.txt"), "rb") as f:
@@ -271,7 +252,7 @@ def classify(body):
     return b
 
 
-@test("file churn: rewritten, truncated, renamed over, deleted and "
+@TESTS.test("file churn: rewritten, truncated, renamed over, deleted and "
       "unreadable files are never served mixed or stale")
 def t_churn():
     root = os.path.join(CFG.docroot, CHURN_DIR)
@@ -388,22 +369,7 @@ def main():
                     help="seconds between rounds of changes")
     CFG = ap.parse_args()
 
-    passed = failed = 0
-    for i, (name, fn) in enumerate(TESTS, 1):
-        try:
-            fn()
-            print("ok %d - %s" % (i, name))
-            passed += 1
-        except Exception as e:  # noqa: BLE001 - any failure is the test's
-            print("not ok %d - %s" % (i, name))
-            detail = str(e) if isinstance(e, Fail) else \
-                traceback.format_exc()
-            for line in detail.rstrip().splitlines():
-                print("# " + line)
-            failed += 1
-        sys.stdout.flush()
-    print("# %d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    return TESTS.run()
 
 
 if __name__ == "__main__":

@@ -20,29 +20,13 @@ import os
 import re
 import sys
 import time
-import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from httplib_raw import Connection, NoResponse, show  # noqa: E402
+from taplib import Fail, Suite, check  # noqa: E402
 
 CFG = None
-TESTS = []
-
-
-def test(name):
-    def deco(fn):
-        TESTS.append((name, fn))
-        return fn
-    return deco
-
-
-class Fail(Exception):
-    pass
-
-
-def check(cond, msg):
-    if not cond:
-        raise Fail(msg)
+TESTS = Suite()
 
 
 def counters():
@@ -105,7 +89,7 @@ class BackendPort:
         self.set(self.orig)
 
 
-@test("max_requests: the last request of a connection gets Connection: "
+@TESTS.test("max_requests: the last request of a connection gets Connection: "
       "close, then EOF")
 def t_max_requests():
     conn = connect()
@@ -132,7 +116,7 @@ def hold(n):
     return held
 
 
-@test("max_connections: one connection more goes to the backend unread; "
+@TESTS.test("max_connections: one connection more goes to the backend unread; "
       "the held ones still get kweb's answers")
 def t_max_conns_backend():
     wait_open_conns(0)
@@ -162,7 +146,7 @@ def t_max_conns_backend():
         c.close()
 
 
-@test("max_connections with the backend down: one connection more is "
+@TESTS.test("max_connections with the backend down: one connection more is "
       "closed without a response; the held ones are unaffected")
 def t_max_conns_closed():
     wait_open_conns(0)
@@ -204,22 +188,7 @@ def main():
     ap.add_argument("--timeout", type=float, default=30.0)
     CFG = ap.parse_args()
 
-    passed = failed = 0
-    for i, (name, fn) in enumerate(TESTS, 1):
-        try:
-            fn()
-            print("ok %d - %s" % (i, name))
-            passed += 1
-        except Exception as e:  # noqa: BLE001 - any failure is the test's
-            print("not ok %d - %s" % (i, name))
-            detail = str(e) if isinstance(e, Fail) else \
-                traceback.format_exc()
-            for line in detail.rstrip().splitlines():
-                print("# " + line)
-            failed += 1
-        sys.stdout.flush()
-    print("# %d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    return TESTS.run()
 
 
 if __name__ == "__main__":

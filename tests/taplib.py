@@ -1,0 +1,59 @@
+# SPDX-License-Identifier: GPL-2.0
+"""A minimal TAP runner for the guest-side test scripts that run their
+tests in order, one after another (limits_test.py, hardening_test.py).
+
+    TESTS = taplib.Suite()
+
+    @TESTS.test("name")
+    def t(): taplib.check(cond, "why")
+
+    sys.exit(TESTS.run())
+
+Output: `ok N - name` or `not ok N - name` with `# ` diagnostics, then
+`# N passed, N failed`; run() returns the exit status, 0 iff none failed.
+"""
+
+import sys
+import traceback
+
+
+class Fail(Exception):
+    """A failed check: its message is the diagnostic."""
+
+
+def check(cond, msg):
+    if not cond:
+        raise Fail(msg)
+
+
+def note(msg):
+    print("# " + msg)
+
+
+class Suite:
+    def __init__(self):
+        self.tests = []
+
+    def test(self, name):
+        def deco(fn):
+            self.tests.append((name, fn))
+            return fn
+        return deco
+
+    def run(self):
+        passed = failed = 0
+        for i, (name, fn) in enumerate(self.tests, 1):
+            try:
+                fn()
+                print("ok %d - %s" % (i, name))
+                passed += 1
+            except Exception as e:  # noqa: BLE001 - any failure is the test's
+                print("not ok %d - %s" % (i, name))
+                detail = str(e) if isinstance(e, Fail) else \
+                    traceback.format_exc()
+                for line in detail.rstrip().splitlines():
+                    print("# " + line)
+                failed += 1
+            sys.stdout.flush()
+        print("# %d passed, %d failed" % (passed, failed))
+        return 1 if failed else 0
