@@ -2,8 +2,11 @@
 # Run one command inside a throw-away QEMU guest (virtme-ng, TCG) and exit
 # with that command's status.
 #
-#   vm.sh [--name TAG] [--memory 2G] [--timeout SEC]
+#   vm.sh [--name TAG] [--memory 2G] [--cpus 2] [--kvm] [--timeout SEC]
 #         [--net-forward HOSTPORT:GUESTPORT] KERNEL_IMAGE -- COMMAND [ARG...]
+#
+# The guest is emulated (QEMU TCG) unless --kvm is given, which uses KVM
+# instead (it needs a writable /dev/kvm).
 #
 # The guest sees the host's filesystem read-write (vng --rw), so COMMAND can
 # write its results under $KWEB_RUN_DIR, which is
@@ -34,12 +37,15 @@ readonly KWEB_CACHE=${KWEB_CACHE:-$HOME/.cache/kweb}
 
 name=guest
 memory=2G
+cpus=2
+kvm=0
 timeout_s=900
 forward=
 
 usage() {
-  echo "usage: $0 [--name TAG] [--memory SIZE] [--timeout SEC]" \
-    "[--net-forward HOSTPORT:GUESTPORT] KERNEL_IMAGE -- COMMAND..." >&2
+  echo "usage: $0 [--name TAG] [--memory SIZE] [--cpus N] [--kvm]" \
+    "[--timeout SEC] [--net-forward HOSTPORT:GUESTPORT] KERNEL_IMAGE --" \
+    "COMMAND..." >&2
   exit 2
 }
 
@@ -49,6 +55,8 @@ while (($#)); do
   case $1 in
     --name) name=${2:?}; shift 2 ;;
     --memory) memory=${2:?}; shift 2 ;;
+    --cpus) cpus=${2:?}; shift 2 ;;
+    --kvm) kvm=1; shift ;;
     --timeout) timeout_s=${2:?}; shift 2 ;;
     --net-forward) forward=${2:?}; shift 2 ;;
     -h|--help) usage ;;
@@ -65,6 +73,10 @@ shift 2
 [[ -r $image ]] || die "kernel image $image not readable"
 [[ $name =~ ^[A-Za-z0-9._-]+$ ]] || die "bad --name $name"
 [[ $timeout_s =~ ^[0-9]+$ ]] || die "bad --timeout $timeout_s"
+[[ $cpus =~ ^[1-9][0-9]*$ ]] || die "bad --cpus $cpus"
+if ((kvm)) && [[ ! -w /dev/kvm ]]; then
+  die "--kvm: /dev/kvm is missing or not writable"
+fi
 if [[ -n $forward && ! $forward =~ ^[0-9]+:[0-9]+$ ]]; then
   die "bad --net-forward $forward (want HOSTPORT:GUESTPORT)"
 fi
@@ -144,14 +156,16 @@ trap on_signal INT TERM HUP
 
 wrapper=$(write_wrapper "$@")
 
-vng_args=(--run "$image" --disable-kvm --cpus 2 --memory "$memory" --rw
+vng_args=(--run "$image" --cpus "$cpus" --memory "$memory" --rw
   --verbose --name "kweb-$name" --exec "$wrapper")
+((kvm)) || vng_args+=(--disable-kvm)
 if [[ -n $forward ]]; then
   # Only the host's loopback is forwarded: nothing outside reaches the guest.
   vng_args+=("--qemu-opts=-netdev user,id=n0,hostfwd=tcp:127.0.0.1:${forward%%:*}-:${forward##*:} -device virtio-net-pci,netdev=n0")
 fi
 
-echo "vm.sh: booting $(basename "$image") as '$name' (timeout ${timeout_s}s," \
+echo "vm.sh: booting $(basename "$image") as '$name' ($cpus vCPUs," \
+  "$( ((kvm)) && echo KVM || echo TCG), timeout ${timeout_s}s," \
   "logs in $rundir)" >&2
 start=$SECONDS
 # stdin from /dev/null: QEMU would otherwise put a terminal into raw mode and
