@@ -1,0 +1,931 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Guest side of `make bench`: kweb against nginx, in one machine.
+
+    guest.py --base DIR --out FILE.jsonl [--kweb-ko KO] [options]
+
+Makes the bench docroot under DIR/www (the SPECweb99 size mix and fixed
+1 KiB, 64 KiB and 1 MiB files, all under /b/), then for each comparison
+runs rounds that alternate its two sides (A B A B ...), each side
+started from scratch, and on each side every row (workload x file set):
+
+  comparisons  aa       nginx against nginx: the harness's own A/A spread
+               kweb     kweb.ko serving the docroot against nginx alone
+               handoff  nginx behind kweb (kweb loaded with
+                        dynamic_prefixes=/b/, so every connection is handed
+                        to nginx on the backend port) against nginx alone
+  workloads    httperf  one connection per request, serialized
+               wrk16    wrk, keep-alive, 16 connections
+               wrk256   wrk, keep-alive, 256 connections
+  file sets    spec     SPECweb99 classes: 35% 0.1-0.9 KiB, 50% 1-9 KiB,
+                        14% 10-90 KiB, 1% 100-900 KiB
+               1k 64k 1m  one file of 1 KiB, 64 KiB, 1 MiB
+
+"nginx alone" listens on --port itself, so clients use the same URLs on
+every side. Each timed run is checked: every response a 200 with the
+right body size (httperf's status counts and mean content size; wrk
+through bench/wrk/bench.lua), and /proc/net/kweb's counters must show
+that kweb served every request (kweb) or handed every connection over
+(handoff). A run that fails a check is recorded as failed, not timed.
+
+Every run is one JSON line in --out (first a "meta" line): requests/s,
+body MB/s, the guest's CPU time from /proc/stat, the load tool's own CPU
+(rusage), nginx's workers' CPU and kweb's counter deltas. bench/report.py
+turns the file into tables and a chart.
+
+Without --kweb-ko only the aa comparison can run: with --port and
+--backend-port this validates the harness against an nginx on any
+machine, e.g.
+
+    guest.py --base /tmp/kb --out /tmp/kb/bench.jsonl --comparisons aa \\
+        --port 18080 --backend-port 18081 --loopback-only --rounds 1 \\
+        --duration 1
+
+--guest (for the throw-away guest only) raises the local port range.
+Python 3.9+ standard library only.
+"""
+
+import argparse
+import hashlib
+import json
+import os
+import re
+import resource
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import http.client
+import random
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+NGINX_TEMPLATE = os.path.join(HERE, "nginx.conf.in")
+WRK_LUA = os.path.join(HERE, "wrk", "bench.lua")
+PROC_KWEB = "/proc/net/kweb"
+PREFIX = "/b/"
+
+# SPECweb99: four classes of nine files each, 0.1-0.9 KiB, 1-9 KiB, 10-90
+# KiB and 100-900 KiB, requested 35/50/14/1 % of the time.
+SPEC_CLASS_MIX = (0.35, 0.50, 0.14, 0.01)
+SPEC_FILES_PER_CLASS = 9
+FIXED = {"1k": 1024, "64k": 64 * 1024, "1m": 1024 * 1024}
+FILESETS = ("spec", "1k", "64k", "1m")
+WORKLOADS = {
+    "httperf": {"tool": "httperf", "conns": 1},
+    "wrk16": {"tool": "wrk", "conns": 16},
+    "wrk256": {"tool": "wrk", "conns": 256},
+}
+COMPARISONS = {
+    # name: (side A, side B)
+    "aa": ("nginx", "nginx"),
+    "kweb": ("kweb", "nginx"),
+    "handoff": ("handoff", "nginx"),
+}
+KWEB_SERVED = ("requests_softirq", "requests_worker")
+KWEB_HANDOFF_OK = ("handoff_method", "handoff_query", "handoff_prefix",
+                   "handoff_extension", "handoff_upgrade", "handoff_h2",
+                   "handoff_unparsed", "handoff_missing",
+                   "handoff_connection_limit")
+KWEB_HANDOFF_FAILED = ("handoff_failed_no_backend", "handoff_failed_queue_full",
+                       "handoff_failed")
+FIXED_MTIME = 1700000000
+
+
+def say(msg):
+    # Never "ok"/"not ok" at the start: tests/guest/bench.sh owns those.
+    print("bench: " + msg, flush=True)
+
+
+class Failed(Exception):
+    pass
+
+
+# ---------------------------------------------------------------- docroot
+
+def spec_sizes():
+    """[(class, index, size)] of one SPECweb99 directory."""
+    out = []
+    for c in range(4):
+        for i in range(1, SPEC_FILES_PER_CLASS + 1):
+            out.append((c, i, i * 1024 * 10 ** c // 10))
+    return out
+
+
+def file_bytes(path, size):
+    """size bytes: the size in 8 digits, the path, then filler."""
+    head = b"%08d kweb-bench %s\n" % (size, path.encode())
+    block = hashlib.sha256(path.encode()).digest() * 128
+    body = head + block * (size // len(block) + 1)
+    return body[:size]
+
+
+def make_docroot(base, spec_dirs, seq_len, seed):
+    """Write base/www/b/... and the request lists; return the file sets."""
+    www = os.path.join(base, "www")
+    lists = os.path.join(base, "lists")
+    for d in (www, lists):
+        os.makedirs(d, exist_ok=True)
+    sizes = {}
+
+    def put(path, size):
+        full = os.path.join(www, path.lstrip("/"))
+        os.makedirs(os.path.dirname(full), exist_ok=True)
+        data = file_bytes(path, size)
+        try:
+            with open(full, "rb") as f:
+                same = f.read() == data
+        except OSError:
+            same = False
+        if not same:
+            with open(full, "wb") as f:
+                f.write(data)
+        os.chmod(full, 0o644)
+        os.utime(full, (FIXED_MTIME, FIXED_MTIME))
+        sizes[path] = size
+
+    for name, size in FIXED.items():
+        put("%s%s.bin" % (PREFIX, name), size)
+    by_class = [[] for _ in range(4)]
+    for d in range(spec_dirs):
+        for c, i, size in spec_sizes():
+            path = "%sspec/d%d/c%d_%d.bin" % (PREFIX, d, c, i)
+            put(path, size)
+            by_class[c].append(path)
+    for dirpath, _, _ in os.walk(base):
+        os.chmod(dirpath, 0o755)
+
+    # The request sequence. Classes by the mix, spread evenly (nginx's
+    # smooth weighted round-robin: every 100 requests hold exactly 35, 50,
+    # 14 and 1 of them, so even a short httperf run, which replays the
+    # sequence from its start, gets the mix); within a class, its files
+    # in a shuffled cycle. (SPECweb99 weighs directories and files within
+    # a class by Zipf laws; an even spread keeps the class means at 0.5,
+    # 5, 50 and 500 KiB in any window.)
+    rnd = random.Random(seed)
+    weights = [round(w * 100) for w in SPEC_CLASS_MIX]
+    current = [0] * 4
+    cycles = [[] for _ in range(4)]
+    seq = []
+    for _ in range(seq_len):
+        for c in range(4):
+            current[c] += weights[c]
+        c = max(range(4), key=lambda i: current[i])
+        current[c] -= sum(weights)
+        if not cycles[c]:
+            cycles[c] = by_class[c][:]
+            rnd.shuffle(cycles[c])
+        seq.append(cycles[c].pop())
+    sets = {"spec": seq}
+    for name in FIXED:
+        sets[name] = ["%s%s.bin" % (PREFIX, name)]
+    info = {}
+    for name, paths in sets.items():
+        txt = os.path.join(lists, name + ".txt")
+        wlog = os.path.join(lists, name + ".wlog")
+        with open(txt, "w") as f:
+            f.write("".join(p + "\n" for p in paths))
+        with open(wlog, "wb") as f:
+            f.write(b"".join(p.encode() + b"\0" for p in paths))
+        info[name] = {"paths": paths, "sizes": [sizes[p] for p in paths],
+                      "list": txt, "wlog": wlog}
+    return www, info, sizes
+
+
+def spec_summary(info):
+    seq = info["spec"]["sizes"]
+    n = len(seq)
+    bounds = (1024, 10 * 1024, 100 * 1024, 1 << 30)
+    cls = [0, 0, 0, 0]
+    for s in seq:
+        cls[next(i for i, b in enumerate(bounds) if s < b)] += 1
+    return {"requests": n, "mean_size": sum(seq) / n,
+            "class_share": [round(c / n, 4) for c in cls]}
+
+
+# ---------------------------------------------------------------- system
+
+def cpu_times():
+    """The aggregate cpu line of /proc/stat, in clock ticks."""
+    with open("/proc/stat") as f:
+        for line in f:
+            if line.startswith("cpu "):
+                v = [int(x) for x in line.split()[1:]]
+                names = ("user", "nice", "system", "idle", "iowait", "irq",
+                         "softirq", "steal")
+                return dict(zip(names, v))
+    raise Failed("no cpu line in /proc/stat")
+
+
+def delta(after, before):
+    return {k: after[k] - before.get(k, 0) for k in after}
+
+
+def kweb_counters():
+    try:
+        with open(PROC_KWEB) as f:
+            out = {}
+            for line in f:
+                k, v = line.split()
+                out[k] = int(v)
+            return out
+    except FileNotFoundError:
+        return None
+
+
+def proc_cpu(pid):
+    """utime + stime of pid, in clock ticks; 0 if it is gone."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return int(fields[11]) + int(fields[12])
+    except (OSError, IndexError, ValueError):
+        return 0
+
+
+def children_of(pid):
+    kids = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % name) as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            kids.append(int(name))
+    return kids
+
+
+def listening(port):
+    """Is anything accepting on 127.0.0.1:port?"""
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=1):
+            return True
+    except OSError:
+        return False
+
+
+def wait_until(cond, secs, what):
+    end = time.monotonic() + secs
+    while not cond():
+        if time.monotonic() > end:
+            raise Failed("%s within %ds" % (what, secs))
+        time.sleep(0.1)
+
+
+def run(cmd, timeout=60):
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       text=True, timeout=timeout)
+    return p.returncode, p.stdout
+
+
+def tool_version(cmd):
+    try:
+        rc, out = run(cmd, 10)
+        lines = [l for l in out.strip().splitlines() if "warning" not in l]
+        return lines[0] if lines else "?"
+    except (OSError, subprocess.TimeoutExpired):
+        return "?"
+
+
+def run_tool(cmd, timeout):
+    """Run the load tool; (status, output, rusage, wall seconds)."""
+    t0 = time.monotonic()
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT)
+    killer = threading.Timer(timeout, p.kill)
+    killer.start()
+    try:
+        out = p.stdout.read().decode("utf-8", "replace")
+        _, status, ru = os.wait4(p.pid, 0)
+    finally:
+        killer.cancel()
+    p.returncode = os.waitstatus_to_exitcode(status)
+    p.stdout.close()
+    return p.returncode, out, ru, time.monotonic() - t0
+
+
+# ---------------------------------------------------------------- servers
+
+class Nginx:
+    def __init__(self, args, docroot):
+        self.args = args
+        self.docroot = docroot
+        self.base = os.path.join(args.base, "nginx")
+        self.pid = None
+
+    def user(self):
+        if self.args.nginx_user:
+            return self.args.nginx_user
+        if os.geteuid() != 0:
+            return "nobody nogroup"  # ignored by a non-root master
+        # The workers (nobody) must reach the docroot and the run directory.
+        for d in (self.docroot, self.base):
+            p = d
+            while p != "/":
+                if not os.stat(p).st_mode & 0o001:
+                    return "root root"
+                p = os.path.dirname(p)
+        return "nobody nogroup"
+
+    def start(self, listens):
+        os.makedirs(self.base, exist_ok=True)
+        os.chmod(self.base, 0o755)
+        with open(NGINX_TEMPLATE) as f:
+            t = f.read()
+        rp = " reuseport" if self.args.reuseport else ""
+        lines = "".join("        listen %s%s;\n" % (l, rp) for l in listens)
+        subst = (("@BASE@", self.base), ("@DOCROOT@", self.docroot),
+                 ("@USER@", self.user()),
+                 ("@WORKERS@", str(self.args.workers)),
+                 ("@LISTEN@", lines.rstrip("\n")))
+        out = []
+        for line in t.splitlines():
+            if not line.lstrip().startswith("#"):  # comments name them
+                for k, v in subst:
+                    line = line.replace(k, v)
+            out.append(line)
+        t = "\n".join(out) + "\n"
+        conf = os.path.join(self.base, "nginx.conf")
+        with open(conf, "w") as f:
+            f.write(t)
+        err = os.path.join(self.base, "error.log")
+        pidfile = os.path.join(self.base, "nginx.pid")
+        if os.path.exists(pidfile):
+            os.unlink(pidfile)
+        cmd = [self.args.nginx, "-p", self.base, "-c", conf, "-e", err]
+        # Output to a file: the daemon must not hold a pipe of ours open.
+        log = os.path.join(self.base, "start.log")
+        with open(log, "w") as f:
+            rc = subprocess.call(cmd + ["-t", "-q"], stdout=f, stderr=f,
+                                 stdin=subprocess.DEVNULL, timeout=60)
+            if rc == 0:
+                rc = subprocess.call(cmd, stdout=f, stderr=f,
+                                     stdin=subprocess.DEVNULL, timeout=60)
+        if rc != 0:
+            with open(log) as f:
+                raise Failed("nginx did not start: %s" % f.read().strip()[-300:])
+        wait_until(lambda: os.path.exists(pidfile), 20, "nginx pid file")
+        with open(pidfile) as f:
+            self.pid = int(f.read().strip())
+
+    def workers_cpu(self):
+        if not self.pid:
+            return 0
+        return sum(proc_cpu(p) for p in children_of(self.pid))
+
+    def stop(self):
+        if not self.pid:
+            return
+        pid, self.pid = self.pid, None
+        try:
+            os.kill(pid, signal.SIGTERM)
+        except ProcessLookupError:
+            return
+        end = time.monotonic() + 15
+        while os.path.exists("/proc/%d" % pid):
+            if time.monotonic() > end:
+                for p in children_of(pid) + [pid]:
+                    try:
+                        os.kill(p, signal.SIGKILL)
+                    except ProcessLookupError:
+                        pass
+                break
+            time.sleep(0.05)
+
+
+class Kweb:
+    def __init__(self, args, docroot):
+        self.args = args
+        self.docroot = docroot
+        self.loaded = False
+
+    def load(self, extra):
+        if os.path.isdir("/sys/module/kweb"):
+            raise Failed("kweb is already loaded")
+        cmd = ["insmod", self.args.kweb_ko, "docroot=" + self.docroot,
+               "port=%d" % self.args.port] + extra
+        rc, out = run(cmd, 60)
+        if rc != 0:
+            raise Failed("%s: %s" % (" ".join(cmd), out.strip()))
+        self.loaded = True
+
+    def unload(self):
+        if not self.loaded:
+            return
+        self.loaded = False
+        rc, out = run(["rmmod", "kweb"], 60)
+        if rc != 0:
+            raise Failed("rmmod kweb: %s" % out.strip())
+
+
+class Side:
+    """One server setup on --port: nginx, kweb or handoff."""
+
+    def __init__(self, name, args, docroot):
+        self.name = name
+        self.args = args
+        self.nginx = Nginx(args, docroot) if name in ("nginx", "handoff") else None
+        self.kweb = Kweb(args, docroot) if name in ("kweb", "handoff") else None
+
+    def start(self):
+        a = self.args
+        if listening(a.port):
+            raise Failed("port %d is busy before starting %s" % (a.port, self.name))
+        if self.name == "nginx":
+            if a.loopback_only:
+                listens = ["127.0.0.1:%d" % a.port, "[::1]:%d" % a.port]
+            else:
+                listens = ["%d" % a.port, "[::]:%d" % a.port]
+            self.nginx.start(listens)
+        elif self.name == "kweb":
+            self.kweb.load([])
+        else:
+            # kweb's backend: one listener per family, on loopback.
+            self.nginx.start(["127.0.0.1:%d" % a.backend_port,
+                              "[::1]:%d" % a.backend_port])
+            wait_until(lambda: listening(a.backend_port), 20,
+                       "nginx listening on port %d" % a.backend_port)
+            self.kweb.load(["dynamic_prefixes=" + PREFIX,
+                            "backend_port=%d" % a.backend_port])
+        wait_until(lambda: listening(a.port), 20,
+                   "%s listening on port %d" % (self.name, a.port))
+
+    def stop(self):
+        errs = []
+        for f in ((self.kweb.unload if self.kweb else None),
+                  (self.nginx.stop if self.nginx else None)):
+            if f:
+                try:
+                    f()
+                except Failed as e:
+                    errs.append(str(e))
+        if errs:
+            raise Failed("; ".join(errs))
+
+
+# ---------------------------------------------------------------- checks
+
+def fetch_all(port, paths, www):
+    """GET every path once: a 200 with the file's exact bytes, or Failed."""
+    conn = None
+    for p in paths:
+        with open(os.path.join(www, p.lstrip("/")), "rb") as f:
+            want = f.read()
+        for attempt in (1, 2):
+            try:
+                if conn is None:
+                    conn = http.client.HTTPConnection("127.0.0.1", port,
+                                                      timeout=20)
+                conn.request("GET", p)
+                r = conn.getresponse()
+                body = r.read()
+                if r.will_close:
+                    conn.close()
+                    conn = None
+                break
+            except (OSError, http.client.HTTPException) as e:
+                if conn:
+                    conn.close()
+                conn = None
+                if attempt == 2:
+                    raise Failed("GET %s: %s" % (p, e))
+        if r.status != 200 or body != want:
+            raise Failed("GET %s: status %d, %d bytes (want 200, %d bytes)"
+                         % (p, r.status, len(body), len(want)))
+    if conn:
+        conn.close()
+
+
+HTTPERF_RE = {
+    "total": re.compile(r"^Total: connections (\d+) requests (\d+) replies "
+                        r"(\d+) test-duration ([\d.]+) s", re.M),
+    "status": re.compile(r"^Reply status: 1xx=(\d+) 2xx=(\d+) 3xx=(\d+) "
+                         r"4xx=(\d+) 5xx=(\d+)", re.M),
+    "size": re.compile(r"^Reply size \[B\]: header ([\d.]+) content "
+                       r"([\d.]+) footer [\d.]+ \(total ([\d.]+)\)", re.M),
+    "errors": re.compile(r"^Errors: total (\d+)", re.M),
+}
+WRK_RE = re.compile(r"^bench-wrk: requests=(\d+) good=(\d+) bad=(\d+) "
+                    r"body_bytes=(\d+) bytes=(\d+) runtime_us=(\d+) "
+                    r"errors_connect=(\d+) "
+                    r"errors_read=(\d+) errors_write=(\d+) errors_status=(\d+) "
+                    r"errors_timeout=(\d+) first_bad=(.*)$", re.M)
+
+
+def parse_httperf(out, n, sizes):
+    """Result dict from httperf's output for n connections over a list of
+    sizes (cycled); raises Failed on any error or wrong size."""
+    m = {k: r.search(out) for k, r in HTTPERF_RE.items()}
+    if not all(m.values()):
+        raise Failed("httperf output not understood: %s" % out.strip()[-300:])
+    conns, reqs, replies = (int(x) for x in m["total"].groups()[:3])
+    secs = float(m["total"].group(4))
+    st = [int(x) for x in m["status"].groups()]
+    errors = int(m["errors"].group(1))
+    content = float(m["size"].group(2))
+    full, rest = divmod(n, len(sizes))
+    body = full * sum(sizes) + sum(sizes[:rest])
+    res = {"requests": replies, "seconds": secs, "body_bytes": body,
+           "bytes": round(replies * float(m["size"].group(3))),
+           "status": dict(zip(("1xx", "2xx", "3xx", "4xx", "5xx"), st)),
+           "errors": errors, "content_mean": content}
+    why = []
+    if conns != n or reqs != n or replies != n:
+        why.append("%d connections, %d requests, %d replies of %d"
+                   % (conns, reqs, replies, n))
+    if st[1] != replies or sum(st) != replies:
+        why.append("reply status %s" % m["status"].group(0))
+    if errors:
+        why.append(m["errors"].group(0))
+    # httperf prints the mean content size truncated to a whole byte
+    # (with one decimal): this catches wrong sizes in bulk, the status
+    # counts catch error pages, and fetch_all() has compared every file
+    # byte for byte before the run.
+    if abs(content - body / n) > 1.001:
+        why.append("mean body %.1f bytes, want %.2f" % (content, body / n))
+    if secs <= 0:
+        why.append("test-duration %s" % secs)
+    if why:
+        raise Failed("httperf: " + "; ".join(why))
+    return res
+
+
+def parse_wrk(out):
+    m = WRK_RE.search(out)
+    if not m:
+        raise Failed("wrk output not understood: %s" % out.strip()[-300:])
+    v = [int(x) for x in m.groups()[:11]]
+    reqs, good, bad, body, nbytes, us = v[:6]
+    errs = dict(zip(("connect", "read", "write", "status", "timeout"), v[6:]))
+    res = {"requests": reqs, "seconds": us / 1e6, "body_bytes": body,
+           "bytes": nbytes, "good": good, "bad": bad, "errors": errs}
+    why = []
+    if reqs == 0:
+        why.append("no request completed")
+    if good != reqs or bad:
+        why.append("%d good, %d bad of %d; first bad: %s"
+                   % (good, bad, reqs, m.group(12)))
+    if any(errs.values()):
+        why.append("socket errors %s" % errs)
+    if why:
+        raise Failed("wrk: " + "; ".join(why))
+    return res
+
+
+def check_kweb(side, kd, res, workload):
+    """What /proc/net/kweb says must match who served."""
+    if side == "nginx":
+        if kd is not None:
+            raise Failed("kweb is loaded on an nginx-alone side")
+        return {}
+    if kd is None:
+        raise Failed("no %s counters on a %s side" % (PROC_KWEB, side))
+    served = sum(kd.get(k, 0) for k in KWEB_SERVED)
+    handed = sum(kd.get(k, 0) for k in KWEB_HANDOFF_OK)
+    failed = sum(kd.get(k, 0) for k in KWEB_HANDOFF_FAILED)
+    reqs = res["requests"]
+    why = []
+    if side == "kweb":
+        if served < reqs:
+            why.append("kweb served %d requests of %d" % (served, reqs))
+        if handed or failed:
+            why.append("%d connections handed off, %d failed" % (handed, failed))
+    else:
+        # Every httperf connection; at least each wrk connection's first
+        # request (the connection is nginx's from then on).
+        want = reqs if workload["tool"] == "httperf" else min(reqs, workload["conns"])
+        if kd.get("handoff_prefix", 0) < want:
+            why.append("handoff_prefix grew by %d, want >= %d"
+                       % (kd.get("handoff_prefix", 0), want))
+        if served or failed:
+            why.append("kweb served %d requests itself, %d handoffs failed"
+                       % (served, failed))
+    if why:
+        raise Failed("counters: " + "; ".join(why))
+    return {"served": served, "handed_off": handed, "handoff_failed": failed}
+
+
+# ---------------------------------------------------------------- runs
+
+class Bench:
+    def __init__(self, args, www, info):
+        self.args = args
+        self.www = www
+        self.info = info
+        self.rate = {}      # (server, row) -> last req/s, for httperf sizing
+        self.out = open(args.out, "a")
+        self.nfail = 0
+        self.nruns = 0
+        self.ncpu = os.cpu_count() or 1
+        self.tck = os.sysconf("SC_CLK_TCK")
+
+    def emit(self, rec):
+        self.out.write(json.dumps(rec, sort_keys=True) + "\n")
+        self.out.flush()
+
+    def url_host(self):
+        return "127.0.0.1"
+
+    def httperf_cmd(self, fs, n):
+        a = self.args
+        cmd = [a.httperf, "--server", self.url_host(), "--port", str(a.port),
+               "--num-conns", str(n), "--num-calls", "1", "--timeout", "10"]
+        if len(self.info[fs]["paths"]) == 1:
+            cmd += ["--uri", self.info[fs]["paths"][0]]
+        else:
+            cmd += ["--wlog", "y," + self.info[fs]["wlog"]]
+        return cmd
+
+    def wrk_cmd(self, fs, conns, secs):
+        a = self.args
+        threads = max(1, min(conns, a.wrk_threads or self.ncpu))
+        return [a.wrk, "-t", str(threads), "-c", str(conns), "-d",
+                "%ds" % secs, "--timeout", "60s", "-s", WRK_LUA,
+                "http://%s:%d/" % (self.url_host(), a.port), "--",
+                self.info[fs]["list"]]
+
+    def load(self, wl, fs, amount):
+        """One load run: (result, rusage, wall). amount: connections
+        (httperf) or seconds (wrk)."""
+        if wl["tool"] == "httperf":
+            cmd = self.httperf_cmd(fs, amount)
+            tmo = 120 + amount / 20
+        else:
+            cmd = self.wrk_cmd(fs, wl["conns"], amount)
+            tmo = amount + 60
+        rc, out, ru, wall = run_tool(cmd, tmo)
+        if rc != 0:
+            raise Failed("%s exited %d: %s" % (cmd[0], rc, out.strip()[-300:]))
+        if wl["tool"] == "httperf":
+            res = parse_httperf(out, amount, self.info[fs]["sizes"])
+        else:
+            res = parse_wrk(out)
+        res["command"] = " ".join(cmd)
+        res["tool_threads"] = (1 if wl["tool"] == "httperf" else
+                               int(cmd[cmd.index("-t") + 1]))
+        return res, ru, wall
+
+    def httperf_conns(self, key, secs):
+        return int(min(max(self.rate[key] * secs, 50), 2000000))
+
+    def timed(self, side, wl_name, fs):
+        """Warm up, then the timed run: the run record (ok or not)."""
+        a = self.args
+        wl = WORKLOADS[wl_name]
+        key = (side.name, wl_name, fs)
+        rec = {"workload": wl_name, "fileset": fs, "tool": wl["tool"],
+               "conns": wl["conns"]}
+        # Warm-up: untimed; its failure is noted, the timed run decides.
+        try:
+            if wl["tool"] == "httperf":
+                if key not in self.rate:
+                    r, _, _ = self.load(wl, fs, a.probe_conns)
+                    self.rate[key] = r["requests"] / r["seconds"]
+                if a.warmup > 0:
+                    r, _, _ = self.load(wl, fs,
+                                        self.httperf_conns(key, a.warmup))
+                    self.rate[key] = r["requests"] / r["seconds"]
+            elif a.warmup > 0:
+                self.load(wl, fs, max(1, round(a.warmup)))
+        except Failed as e:
+            rec["warmup_error"] = str(e)
+            self.rate.setdefault(key, 100.0)
+        if wl["tool"] == "httperf":
+            amount = self.httperf_conns(key, a.duration)
+        else:
+            amount = max(1, round(a.duration))
+        k0 = kweb_counters()
+        n0 = side.nginx.workers_cpu() if side.nginx else 0
+        c0 = cpu_times()
+        res, ru, wall = self.load(wl, fs, amount)
+        c1 = cpu_times()
+        n1 = side.nginx.workers_cpu() if side.nginx else 0
+        k1 = kweb_counters()
+        kd = delta(k1, k0) if k0 is not None and k1 is not None else None
+        if wl["tool"] == "httperf":
+            self.rate[key] = res["requests"] / res["seconds"]
+        cpu = delta(c1, c0)
+        busy = sum(v for k, v in cpu.items() if k not in ("idle", "iowait"))
+        rec.update(res)
+        rec.update({
+            "wall": wall,
+            "rps": res["requests"] / res["seconds"],
+            # All response bytes received (headers, and with wrk the
+            # responses still in flight at the end, included).
+            "mbps": res["bytes"] / res["seconds"] / 1e6,
+            "cpu_ticks": cpu, "clk_tck": self.tck,
+            "cpu_busy_s": busy / self.tck,
+            "cpu_ms_per_1k": busy / self.tck * 1000 / res["requests"] * 1000,
+            "tool_utime": ru.ru_utime, "tool_stime": ru.ru_stime,
+            "nginx_workers_cpu_s": (n1 - n0) / self.tck,
+            "kweb": kd,
+        })
+        rec["kweb_check"] = check_kweb(side.name, kd, res, wl)
+        return rec
+
+    def side_round(self, comp, label, side_name, rnd, rows):
+        side = Side(side_name, self.args, self.www)
+        base = {"type": "run", "comparison": comp, "side": label,
+                "server": side_name, "round": rnd}
+        try:
+            side.start()
+            fetch_all(self.args.port, sorted({p for fs in {r[1] for r in rows}
+                                              for p in self.info[fs]["paths"]}),
+                      self.www)
+        except (Failed, OSError, subprocess.SubprocessError) as e:
+            for wl, fs in rows:
+                self.fail(dict(base, workload=wl, fileset=fs),
+                          "start: %s" % e)
+            try:
+                side.stop()
+            except (Failed, OSError, subprocess.SubprocessError):
+                pass
+            return
+        try:
+            for wl, fs in rows:
+                rec = dict(base)
+                try:
+                    rec.update(self.timed(side, wl, fs))
+                    rec["ok"] = True
+                    self.nruns += 1
+                    self.emit(rec)
+                    say("%-7s round %d %s %-7s %-7s %-4s %10.1f req/s %8.2f MB/s "
+                        "%7.1f ms CPU/1k req" % (comp, rnd, label, side_name, wl,
+                                                 fs, rec["rps"], rec["mbps"],
+                                                 rec["cpu_ms_per_1k"]))
+                except (Failed, OSError, subprocess.SubprocessError) as e:
+                    rec.update({"workload": wl, "fileset": fs})
+                    self.fail(rec, str(e))
+        finally:
+            try:
+                side.stop()
+            except (Failed, OSError, subprocess.SubprocessError) as e:
+                say("stopping %s: %s" % (side_name, e))
+                self.nfail += 1
+
+    def fail(self, rec, why):
+        rec.update({"ok": False, "why": why})
+        self.nfail += 1
+        self.nruns += 1
+        self.emit(rec)
+        say("%s round %s %s %s %s %s FAILED: %s" % (
+            rec["comparison"], rec["round"], rec["side"], rec["server"],
+            rec["workload"], rec["fileset"], why))
+
+    def comparison(self, comp, rows):
+        a_side, b_side = COMPARISONS[comp]
+        for rnd in range(1, self.args.rounds + 1):
+            self.side_round(comp, "A", a_side, rnd, rows)
+            self.side_round(comp, "B", b_side, rnd, rows)
+
+
+# ---------------------------------------------------------------- main
+
+def csv(value, allowed, what):
+    items = [x for x in value.split(",") if x]
+    for x in items:
+        if x not in allowed:
+            raise SystemExit("unknown %s %r (known: %s)"
+                             % (what, x, ", ".join(allowed)))
+    return items
+
+
+def tune_guest():
+    """Only in the throw-away guest: room for many short connections."""
+    for path, value in (("/proc/sys/net/ipv4/ip_local_port_range", "1024 65535"),
+                        ("/proc/sys/net/ipv4/tcp_tw_reuse", "2")):
+        try:
+            with open(path, "w") as f:
+                f.write(value)
+        except OSError as e:
+            say("could not set %s: %s" % (path, e))
+
+
+def raise_nofile():
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    want = 65536 if hard == resource.RLIM_INFINITY else min(65536, hard)
+    if soft < want:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--base", required=True,
+                    help="work directory (docroot, lists, nginx run dir); "
+                    "in the guest a tmpfs")
+    ap.add_argument("--out", required=True, help="JSON lines appended here")
+    ap.add_argument("--kweb-ko", help="kweb.ko (needed by kweb and handoff)")
+    ap.add_argument("--comparisons", default="aa,kweb,handoff")
+    ap.add_argument("--workloads", default="httperf,wrk16,wrk256")
+    ap.add_argument("--filesets", default=",".join(FILESETS))
+    ap.add_argument("--rows", default="",
+                    help="explicit rows WORKLOAD:FILESET,... (instead of "
+                    "--workloads x --filesets)")
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--duration", type=float, default=5,
+                    help="seconds per timed run (wrk: whole seconds)")
+    ap.add_argument("--warmup", type=float, default=1,
+                    help="seconds of untimed load before each timed run")
+    ap.add_argument("--probe-conns", type=int, default=100,
+                    help="httperf connections of the first rate probe")
+    ap.add_argument("--port", type=int, default=80)
+    ap.add_argument("--backend-port", type=int, default=8080)
+    ap.add_argument("--loopback-only", action="store_true",
+                    help="nginx alone listens on 127.0.0.1 and [::1] only")
+    ap.add_argument("--no-reuseport", dest="reuseport", action="store_false")
+    ap.add_argument("--workers", type=int, default=os.cpu_count() or 1,
+                    help="nginx worker processes (default: one per CPU)")
+    ap.add_argument("--wrk-threads", type=int, default=0,
+                    help="wrk threads (default: one per CPU)")
+    ap.add_argument("--nginx", default="/usr/sbin/nginx")
+    ap.add_argument("--nginx-user", default="")
+    ap.add_argument("--wrk", default="wrk")
+    ap.add_argument("--httperf", default="httperf")
+    ap.add_argument("--spec-dirs", type=int, default=4)
+    ap.add_argument("--seq-len", type=int, default=10000)
+    ap.add_argument("--seed", type=int, default=99)
+    ap.add_argument("--guest", action="store_true",
+                    help="tune the (throw-away) machine's sysctls")
+    ap.add_argument("--smoke", action="store_true",
+                    help="one short round of four rows: exercises every "
+                    "code path, times nothing worth reading")
+    args = ap.parse_args()
+
+    comps = csv(args.comparisons, COMPARISONS, "comparison")
+    if args.smoke:
+        args.rounds, args.duration, args.warmup = 1, 1, 0
+        args.probe_conns = 30
+        args.spec_dirs = 1
+        if not args.rows:
+            # Every code path (request list and single file, for both
+            # tools; big bodies; many connections), none so slow under
+            # TCG that a one-second run could complete nothing.
+            args.rows = "httperf:spec,httperf:1m,wrk16:spec,wrk256:1k"
+    if args.rows:
+        rows = []
+        for item in args.rows.split(","):
+            wl, _, fs = item.partition(":")
+            csv(wl, WORKLOADS, "workload")
+            csv(fs, FILESETS, "file set")
+            rows.append((wl, fs))
+    else:
+        rows = [(wl, fs) for wl in csv(args.workloads, WORKLOADS, "workload")
+                for fs in csv(args.filesets, FILESETS, "file set")]
+    if any(c != "aa" for c in comps):
+        if not args.kweb_ko or not os.path.isfile(args.kweb_ko):
+            raise SystemExit("comparisons %s need --kweb-ko" % args.comparisons)
+        if kweb_counters() is not None:
+            raise SystemExit("kweb is already loaded")
+    if args.rounds < 1 or args.duration < 1:
+        raise SystemExit("--rounds and --duration must be at least 1")
+
+    if args.guest:
+        tune_guest()
+    raise_nofile()
+    os.makedirs(args.base, exist_ok=True)
+    os.chmod(args.base, 0o755)
+    t0 = time.monotonic()
+    www, info, _ = make_docroot(args.base, args.spec_dirs, args.seq_len,
+                               args.seed)
+    say("docroot %s made in %.1fs; spec sequence %s" % (
+        www, time.monotonic() - t0, spec_summary(info)))
+
+    runs = len(comps) * args.rounds * 2 * len(rows)
+    per = args.duration + args.warmup + 2
+    say("%d comparisons x %d rounds x 2 sides x %d rows = %d timed runs, "
+        "at least %.0f s" % (len(comps), args.rounds, len(rows), runs,
+                             runs * per))
+    def on_term(signum, frame):
+        raise KeyboardInterrupt
+    signal.signal(signal.SIGTERM, on_term)
+    b = Bench(args, www, info)
+    b.emit({"type": "meta", "kernel": os.uname().release,
+            "cpus": b.ncpu, "clk_tck": b.tck,
+            "accel": os.environ.get("KWEB_BENCH_ACCEL", ""),
+            "nginx": tool_version([args.nginx, "-v"]),
+            "wrk": tool_version([args.wrk, "-v"]),
+            "httperf": tool_version([args.httperf, "--version"]),
+            "comparisons": comps, "rows": rows, "rounds": args.rounds,
+            "duration": args.duration, "warmup": args.warmup,
+            "smoke": args.smoke, "reuseport": args.reuseport,
+            "workers": args.workers, "spec": spec_summary(info),
+            "started": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
+    try:
+        for comp in comps:
+            say("comparison %s: A=%s B=%s" % ((comp,) + COMPARISONS[comp]))
+            b.comparison(comp, rows)
+    except KeyboardInterrupt:
+        say("interrupted")
+        return 130
+    finally:
+        b.out.close()
+    say("%d runs, %d failed, %.0f s" % (b.nruns, b.nfail, time.monotonic() - t0))
+    return 1 if b.nfail else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
