@@ -1,0 +1,491 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Tables and a chart from bench/guest.py's JSON lines.
+
+    report.py BENCH.jsonl [MORE.jsonl...] [--out DIR] [--no-png]
+
+Writes DIR/bench.md (default: the first file's directory) and, if
+matplotlib is there, DIR/bench.png; prints the Markdown. For every row
+(workload x file set) and side: the median and min-max of requests/s and
+body MB/s over the rounds that passed their checks, the guest's CPU time
+per 1000 requests (all CPUs, from /proc/stat: user + system + irq +
+softirq + steal), and the ratio of the medians A/B, with the min-max of
+the ratios of each round's A and B runs. MB/s counts every response byte
+the load tool received (headers included). The A/A calibration (nginx
+against nginx, the same rounds) is shown beside every row: a ratio
+within it of 1 is noise. Targets are reported, never asserted: the exit
+status is 0 unless the input is unusable.
+"""
+
+import argparse
+import json
+import os
+import statistics
+import sys
+
+WORKLOAD_NAMES = {
+    "httperf": "httperf, 1 conn/request",
+    "wrk16": "wrk, keep-alive, 16 conns",
+    "wrk256": "wrk, keep-alive, 256 conns",
+}
+FILESET_NAMES = {"spec": "SPECweb99 mix", "1k": "1 KiB", "64k": "64 KiB",
+                 "1m": "1 MiB"}
+SERVER_NAMES = {"kweb": "kweb", "nginx": "nginx",
+                "handoff": "nginx behind kweb"}
+COMP_TITLES = {
+    "aa": "A/A calibration: nginx against nginx",
+    "kweb": "kweb against nginx",
+    "handoff": "Handoff: nginx behind kweb (every request handed off) "
+               "against nginx alone",
+}
+# A tool whose own user-space code keeps its threads busy this much of
+# the run may be what limits the result.
+TOOL_BUSY_LIMIT = 0.5
+
+
+def load(paths):
+    meta, runs = [], []
+    for p in paths:
+        with open(p) as f:
+            for n, line in enumerate(f, 1):
+                line = line.strip()
+                if not line:
+                    continue
+                try:
+                    rec = json.loads(line)
+                except ValueError as e:
+                    raise SystemExit("%s:%d: %s" % (p, n, e))
+                (meta if rec.get("type") == "meta" else runs).append(rec)
+    return meta, runs
+
+
+def med(xs):
+    return statistics.median(xs) if xs else None
+
+
+def fmt_num(x):
+    if x is None:
+        return "-"
+    if x >= 1000:
+        return "{:,.0f}".format(x)
+    if x >= 100:
+        return "%.0f" % x
+    if x >= 10:
+        return "%.1f" % x
+    return "%.2f" % x
+
+
+def fmt_range(xs):
+    """median (min-max)"""
+    if not xs:
+        return "-"
+    if len(xs) == 1:
+        return fmt_num(xs[0])
+    return "%s (%s–%s)" % (fmt_num(med(xs)), fmt_num(min(xs)), fmt_num(max(xs)))
+
+
+def fmt_ratio(r, pairs=None):
+    if r is None:
+        return "-"
+    s = "%.2f" % r
+    if pairs and len(pairs) > 1:
+        s += " (%.2f–%.2f)" % (min(pairs), max(pairs))
+    return s
+
+
+def pct(x):
+    return "-" if x is None else "%.0f%%" % (100 * x)
+
+
+class Cell:
+    """The ok runs of one (comparison, row, side)."""
+
+    def __init__(self, runs):
+        self.runs = [r for r in runs if r.get("ok")]
+        self.failed = [r for r in runs if not r.get("ok")]
+        self.by_round = {r["round"]: r for r in self.runs}
+
+    def vals(self, key):
+        return [r[key] for r in self.runs]
+
+    def median(self, key):
+        return med(self.vals(key))
+
+    def server(self):
+        for r in self.runs + self.failed:
+            return r["server"]
+        return "?"
+
+    def tool_user_busy(self):
+        """Median share of its threads' time the tool spent in its own
+        user-space code."""
+        return med([r["tool_utime"] / (r["wall"] * r["tool_threads"])
+                    for r in self.runs if r.get("wall")])
+
+    def tool_busy(self):
+        return med([(r["tool_utime"] + r["tool_stime"]) /
+                    (r["wall"] * r["tool_threads"])
+                    for r in self.runs if r.get("wall")])
+
+    def idle(self):
+        out = []
+        for r in self.runs:
+            t = r["cpu_ticks"]
+            total = sum(t.values())
+            if total:
+                out.append((t["idle"] + t["iowait"]) / total)
+        return med(out)
+
+
+class Row:
+    def __init__(self, comp, wl, fs, runs):
+        self.comp, self.wl, self.fs = comp, wl, fs
+        self.a = Cell([r for r in runs if r["side"] == "A"])
+        self.b = Cell([r for r in runs if r["side"] == "B"])
+
+    def ratio(self, key="rps"):
+        a, b = self.a.median(key), self.b.median(key)
+        return a / b if a and b else None
+
+    def pair_ratios(self, key="rps"):
+        out = []
+        for rnd, ra in self.a.by_round.items():
+            rb = self.b.by_round.get(rnd)
+            if rb and rb[key]:
+                out.append(ra[key] / rb[key])
+        return out
+
+    def cpu_ratio(self):
+        a, b = self.a.median("cpu_ms_per_1k"), self.b.median("cpu_ms_per_1k")
+        return a / b if a and b else None
+
+    def tool_flag(self):
+        busy = [x for x in (self.a.tool_user_busy(), self.b.tool_user_busy())
+                if x is not None]
+        return bool(busy) and max(busy) >= TOOL_BUSY_LIMIT
+
+
+def target(row, aa):
+    """(what, verdict) of the issue's target for this row, if any."""
+    r = row.ratio()
+    if r is None:
+        return ""
+    noise = ""
+    if aa and aa.ratio() is not None:
+        spread = max([abs(aa.ratio() - 1)] +
+                     [abs(x - 1) for x in aa.pair_ratios()])
+        if abs(r - 1) <= spread:
+            noise = ", within the A/A spread"
+    if row.comp == "kweb" and row.fs == "1k":
+        want = 2.0 if row.wl == "httperf" else 3.0
+        return "req/s ≥ %.0fx: %s%s" % (want, "met" if r >= want else "missed",
+                                        noise)
+    if row.comp == "kweb" and row.fs == "1m":
+        mb = row.ratio("mbps")
+        cpu = row.cpu_ratio()
+        if mb is None or cpu is None:
+            return ""
+        ok = mb >= 1.0 and cpu < 1.0
+        return "MB/s ≥ 1x (%.2f), less CPU/byte (%.2f): %s%s" % (
+            mb, cpu, "met" if ok else "missed", noise)
+    if row.comp == "handoff":
+        return "within 10%%: %s%s" % ("met" if r >= 0.9 else "missed", noise)
+    return noise.lstrip(", ")
+
+
+def counters_cell(row):
+    """What /proc/net/kweb said about side A."""
+    runs = row.a.runs
+    if row.comp == "kweb" and runs:
+        served = sum(r["kweb_check"]["served"] for r in runs)
+        reqs = sum(r["requests"] for r in runs)
+        return "served %s" % pct(served / reqs if reqs else None)
+    if row.comp == "handoff" and runs:
+        if row.wl == "httperf":
+            h = sum(r["kweb_check"]["handed_off"] for r in runs)
+            reqs = sum(r["requests"] for r in runs)
+            return "handed off %s" % pct(h / reqs if reqs else None)
+        return "%.0f handoffs/run" % med(
+            [r["kweb_check"]["handed_off"] for r in runs])
+    return ""
+
+
+def md_table(header, rows):
+    out = ["| " + " | ".join(header) + " |",
+           "|" + "|".join("---" for _ in header) + "|"]
+    for r in rows:
+        out.append("| " + " | ".join(c.replace("|", "\\|") for c in r) + " |")
+    return out
+
+
+def comparison_table(comp, rows, aa_rows):
+    first = rows[0]
+    na = SERVER_NAMES.get(first.a.server(), first.a.server())
+    nb = SERVER_NAMES.get(first.b.server(), first.b.server())
+    if comp == "aa":
+        na, nb = "nginx (A)", "nginx (B)"
+    header = ["workload", "files", "%s req/s" % na, "%s req/s" % nb,
+              "A/B req/s"] + (["A/A"] if comp != "aa" else [])
+    header += ["%s MB/s" % na, "%s MB/s" % nb,
+               "CPU ms/1k req A", "CPU ms/1k req B", "runs A/B",
+               "tool busy A/B"]
+    if comp != "aa":
+        header += ["kweb counters", "target"]
+    body = []
+    for row in rows:
+        aa = aa_rows.get((row.wl, row.fs))
+        cells = [WORKLOAD_NAMES.get(row.wl, row.wl),
+                 FILESET_NAMES.get(row.fs, row.fs),
+                 fmt_range(row.a.vals("rps")), fmt_range(row.b.vals("rps")),
+                 fmt_ratio(row.ratio(), row.pair_ratios())]
+        if comp != "aa":
+            cells.append(fmt_ratio(aa.ratio(), aa.pair_ratios()) if aa else "-")
+        cells += [fmt_range(row.a.vals("mbps")), fmt_range(row.b.vals("mbps")),
+                 fmt_num(row.a.median("cpu_ms_per_1k")),
+                 fmt_num(row.b.median("cpu_ms_per_1k")),
+                 "%d/%d" % (len(row.a.runs), len(row.b.runs)) +
+                 (" (%d failed)" % (len(row.a.failed) + len(row.b.failed))
+                  if row.a.failed or row.b.failed else ""),
+                 "%s/%s%s" % (pct(row.a.tool_user_busy()),
+                              pct(row.b.tool_user_busy()),
+                              " †" if row.tool_flag() else "")]
+        if comp != "aa":
+            cells += [counters_cell(row), target(row, aa)]
+        body.append(cells)
+    return md_table(header, body)
+
+
+def build(meta, runs):
+    order_rows = []
+    comps = []
+    for m in meta:
+        for wl, fs in m.get("rows", []):
+            if (wl, fs) not in order_rows:
+                order_rows.append((wl, fs))
+        for c in m.get("comparisons", []):
+            if c not in comps:
+                comps.append(c)
+    for r in runs:
+        if (r["workload"], r["fileset"]) not in order_rows:
+            order_rows.append((r["workload"], r["fileset"]))
+        if r["comparison"] not in comps:
+            comps.append(r["comparison"])
+    table = {}
+    for c in comps:
+        rows = []
+        for wl, fs in order_rows:
+            rr = [r for r in runs if r["comparison"] == c and
+                  r["workload"] == wl and r["fileset"] == fs]
+            if rr:
+                rows.append(Row(c, wl, fs, rr))
+        if rows:
+            table[c] = rows
+    return table
+
+
+def aa_spread(aa_rows):
+    """Largest |ratio - 1| of the A/A medians and of its single rounds."""
+    med_s = [abs(r.ratio() - 1) for r in aa_rows if r.ratio() is not None]
+    pair_s = [abs(x - 1) for r in aa_rows for x in r.pair_ratios()]
+    return (max(med_s) if med_s else None, max(pair_s) if pair_s else None)
+
+
+def markdown(meta, runs, table):
+    m = meta[0] if meta else {}
+    lines = ["# kweb benchmark", ""]
+    if m:
+        lines.append(
+            "Kernel %s, %s CPUs%s; nginx: %s; %s; %s. %d round(s) per side, "
+            "%ss per timed run after %ss of warm-up%s." % (
+                m.get("kernel"), m.get("cpus"),
+                " (%s)" % m["accel"] if m.get("accel") else "",
+                m.get("nginx", "?").replace("nginx version: ", ""),
+                m.get("wrk", "?").split(" Copyright")[0],
+                m.get("httperf", "?").split(" compiled")[0].replace(
+                    "httperf: ", ""),
+                m.get("rounds", 0), m.get("duration"), m.get("warmup"),
+                "; SMOKE MODE: the numbers mean nothing" if m.get("smoke")
+                else ""))
+        spec = m.get("spec")
+        if spec:
+            lines.append("SPECweb99 mix as requested: %s of requests "
+                         "< 1 KiB, 1–10, 10–100, 100 KiB–1 MiB; mean body "
+                         "%.0f bytes." % (" / ".join(
+                             "%.0f%%" % (100 * x) for x in spec["class_share"]),
+                             spec["mean_size"]))
+        lines.append("")
+    aa_rows = {(r.wl, r.fs): r for r in table.get("aa", [])}
+    if aa_rows:
+        s_med, s_pair = aa_spread(aa_rows.values())
+        if s_med is None:
+            lines.append("**A/A spread of this harness**: unknown, no A/A "
+                         "round passed its checks.")
+        else:
+            lines.append(
+                "**A/A spread of this harness** (nginx against nginx, same "
+                "rounds): ratio of medians within ±%s of 1, single rounds "
+                "within ±%s. Differences between servers smaller than that "
+                "are noise." % (pct(s_med), pct(s_pair)))
+        lines.append("")
+    busy = [(c.tool_user_busy(), row) for rows in table.values()
+            for row in rows for c in (row.a, row.b)
+            if c.tool_user_busy() is not None]
+    if busy:
+        top, row = max(busy, key=lambda x: x[0])
+        lines.append(
+            "**Load tool check**: the load tool's own user-space code kept "
+            "its threads busy at most %s of the time (%s, %s, %s); a row "
+            "where it reaches %s is marked †, the tool may limit it. The "
+            "rest of the tool's time is the kernel's (its system calls, and "
+            "on loopback the TCP work of the server's packets too) or "
+            "waiting for the server." % (
+                pct(top), row.comp, WORKLOAD_NAMES.get(row.wl, row.wl),
+                FILESET_NAMES.get(row.fs, row.fs), pct(TOOL_BUSY_LIMIT)))
+        lines.append("")
+    for comp in ("aa", "kweb", "handoff"):
+        if comp not in table:
+            continue
+        lines.append("## " + COMP_TITLES[comp])
+        lines.append("")
+        lines += comparison_table(comp, table[comp], aa_rows)
+        lines.append("")
+        if comp == "handoff":
+            lines.append(
+                "With keep-alive (wrk), only each connection's first request "
+                "is handed off; the connection is nginx's from then on, so "
+                "those rows compare nginx on handed-off connections with "
+                "nginx alone. httperf hands off every request.")
+            lines.append("")
+    lines += [
+        "Columns: median (min–max) over the rounds that passed their "
+        "checks; MB/s = 10^6 response bytes (headers and bodies) received "
+        "per second; CPU ms/1k req = "
+        "the guest's busy CPU time (all CPUs, /proc/stat, load tool "
+        "included) per 1000 requests; A/B req/s = ratio of the medians "
+        "(min–max of each round's A/B); A/A = the same for nginx against "
+        "nginx in this row; tool busy = share of its threads' time the "
+        "load tool spent in its own user-space code († where it reaches "
+        "%s: the tool may be the limit). Load tool and servers share the "
+        "guest's CPUs." % pct(TOOL_BUSY_LIMIT), ""]
+    failed = [r for r in runs if not r.get("ok")]
+    if failed:
+        lines.append("## Failed runs (not timed)")
+        lines.append("")
+        for r in failed:
+            lines.append("- %s round %s side %s (%s) %s %s: %s" % (
+                r["comparison"], r["round"], r["side"], r["server"],
+                r["workload"], r["fileset"], r.get("why", "?")[:300]))
+        lines.append("")
+    return "\n".join(lines)
+
+
+def chart(table, path):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return "matplotlib is not installed (apt-get install python3-matplotlib)"
+    comps = [c for c in ("kweb", "handoff", "aa") if c in table]
+    keys = []
+    for c in comps:
+        for r in table[c]:
+            if (r.wl, r.fs) not in keys:
+                keys.append((r.wl, r.fs))
+    labels = ["%s\n%s" % (WORKLOAD_NAMES.get(wl, wl).replace(", ", "\n", 1),
+                          FILESET_NAMES.get(fs, fs)) for wl, fs in keys]
+    names = {"kweb": "kweb / nginx", "handoff": "nginx behind kweb / nginx",
+             "aa": "nginx / nginx (A/A)"}
+    colors = {"kweb": "tab:blue", "handoff": "tab:orange", "aa": "tab:gray"}
+    fig, axes = plt.subplots(2, 1, figsize=(max(8, 1.1 * len(keys) + 3), 9))
+    width = 0.8 / max(1, len(comps))
+    for panel, (ax, key, title) in enumerate((
+            (axes[0], "rps", "requests/s, ratio to nginx alone"),
+            (axes[1], "cpu", "guest CPU time per 1000 requests (ms)"))):
+        for i, c in enumerate(comps):
+            rows = {(r.wl, r.fs): r for r in table[c]}
+            xs, ys, lo, hi = [], [], [], []
+            for j, k in enumerate(keys):
+                r = rows.get(k)
+                if r is None:
+                    continue
+                if key == "rps":
+                    v, pr = r.ratio(), r.pair_ratios()
+                else:
+                    v = r.a.median("cpu_ms_per_1k")
+                    pr = r.a.vals("cpu_ms_per_1k")
+                if v is None:
+                    continue
+                xs.append(j + (i - (len(comps) - 1) / 2) * width)
+                ys.append(v)
+                lo.append(v - min(pr) if pr else 0)
+                hi.append(max(pr) - v if pr else 0)
+            label = names[c] if key == "rps" else SERVER_NAMES.get(
+                table[c][0].a.server(), c) + (" (A/A side A)" if c == "aa" else "")
+            ax.bar(xs, ys, width, yerr=[lo, hi], capsize=3, label=label,
+                   color=colors[c])
+        if key == "cpu" and "kweb" in table:
+            # nginx alone, from the kweb comparison's B side.
+            rows = {(r.wl, r.fs): r for r in table["kweb"]}
+            xs, ys = [], []
+            for j, k in enumerate(keys):
+                r = rows.get(k)
+                v = r.b.median("cpu_ms_per_1k") if r else None
+                if v is not None:
+                    xs.append(j)
+                    ys.append(v)
+            ax.plot(xs, ys, "k_", markersize=28, mew=2,
+                    label="nginx alone (kweb comparison)")
+            ax.set_yscale("log")
+        if key == "rps":
+            ax.axhline(1.0, color="black", linewidth=0.8)
+            xs, ys = [], []
+            for j, (wl, fs) in enumerate(keys):
+                if "kweb" in table and fs == "1k":
+                    xs.append(j)
+                    ys.append(2.0 if wl == "httperf" else 3.0)
+            if xs:
+                ax.plot(xs, ys, "r_", markersize=28, mew=2,
+                        label="kweb target (req/s)")
+        ax.set_title(title)
+        ax.set_xticks(range(len(keys)))
+        ax.set_xticklabels(labels, fontsize=7)
+        ax.legend(fontsize=8)
+        ax.grid(axis="y", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return None
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("jsonl", nargs="+")
+    ap.add_argument("--out", help="directory for bench.md and bench.png "
+                    "(default: the first file's)")
+    ap.add_argument("--no-png", action="store_true")
+    args = ap.parse_args()
+    meta, runs = load(args.jsonl)
+    if not runs:
+        raise SystemExit("no runs in %s" % " ".join(args.jsonl))
+    table = build(meta, runs)
+    text = markdown(meta, runs, table)
+    out = args.out or os.path.dirname(os.path.abspath(args.jsonl[0]))
+    os.makedirs(out, exist_ok=True)
+    md = os.path.join(out, "bench.md")
+    with open(md, "w") as f:
+        f.write(text + "\n")
+    print(text)
+    print("report: %s" % md, flush=True)
+    if not args.no_png:
+        png = os.path.join(out, "bench.png")
+        err = chart(table, png)
+        if err:
+            print("report: no chart: %s" % err, file=sys.stderr)
+        else:
+            print("report: %s" % png)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
