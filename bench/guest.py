@@ -367,7 +367,8 @@ class Nginx:
                                      stdin=subprocess.DEVNULL, timeout=60)
         if rc != 0:
             with open(log) as f:
-                raise Failed("nginx did not start: %s" % f.read().strip()[-300:])
+                raise Failed("nginx did not start (status %d): %s"
+                             % (rc, f.read().strip()[-300:]))
         wait_until(lambda: os.path.exists(pidfile), 20, "nginx pid file")
         with open(pidfile) as f:
             self.pid = int(f.read().strip())
