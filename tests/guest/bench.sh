@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# The benchmark's guest side (scripts/bench.sh boots it through
+# scripts/vm.sh; `make check` runs it with --smoke), as root inside a
+# virtme-ng guest:
+#
+#   bench.sh [--smoke] KWEB_KO [RESULTS_DIR [TAG]] [-- GUEST_PY_ARGS...]
+#
+# or KWEB_KO, RESULTS_DIR and TAG from $KWEB_KO, $KWEB_RUN_DIR, $KWEB_TAG.
+# Runs bench/guest.py on a tmpfs (docroot, nginx's run directory) with
+# its raw results in RESULTS_DIR/bench.jsonl, then bench/report.py
+# (Markdown only, RESULTS_DIR/bench.md; the host draws the chart). Test
+# lines: every timed run passed its checks (status codes, body sizes,
+# kweb's counters), the report was made, dmesg is clean. Nothing about
+# timing is ever a test line. --smoke: one short round of a few rows,
+# so the benchmark keeps working (bench/guest.py --smoke).
+set -uo pipefail # no -e: a failing check is a test line, not the end
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(cd "$HERE/../.." && pwd)
+# shellcheck source=tests/guest/lib.sh
+. "$HERE/lib.sh"
+
+smoke=()
+if [[ ${1:-} == --smoke ]]; then
+  smoke=(--smoke)
+  shift
+fi
+pos=()
+while (($#)) && [[ $1 != -- ]]; do
+  pos+=("$1")
+  shift
+done
+[[ ${1:-} == -- ]] && shift
+extra=("$@")
+
+KO=${pos[0]:-${KWEB_KO:-}}
+RUN_DIR=${pos[1]:-${KWEB_RUN_DIR:-}}
+TAG=${pos[2]:-${KWEB_TAG:-${KWEB_GUEST_NAME:-bench}}}
+[[ -n $KO && -r $KO ]] || die "$TAG: kweb.ko given and readable (${KO:-unset})"
+[[ -n $RUN_DIR ]] || die "$TAG: results directory given"
+mkdir -p "$RUN_DIR"
+
+# Guest-private tmpfs: the guest's / is the host's disk (9p, slow).
+BASE=/run/kweb-bench
+JSONL=$RUN_DIR/bench.jsonl
+umask 022
+
+ip link set lo up 2>/dev/null || true
+kmsg_mark "bench ($TAG) begin"
+say "$TAG: kernel $(uname -r), $(nproc) CPUs, module $KO"
+
+rc=0
+if ! mount_tmpfs "$BASE" >"$RUN_DIR/mount.err" 2>&1; then
+  not_ok "$TAG: tmpfs for the bench docroot"
+  diag <"$RUN_DIR/mount.err"
+  rc=1
+fi
+
+if ((rc == 0)); then
+  rm -f "$JSONL"
+  # Progress ("bench: ..." lines) on stdout, as it comes.
+  "$PY" "$REPO/bench/guest.py" --guest --base "$BASE" --out "$JSONL" \
+    --kweb-ko "$KO" "${smoke[@]}" "${extra[@]}" 2>"$RUN_DIR/guest-py.err" |
+    tee "$RUN_DIR/bench.log"
+  rc=${PIPESTATUS[0]}
+  runs=$(grep -c '"type": "run"' "$JSONL" 2>/dev/null)
+  failed=$(grep -c '"ok": false' "$JSONL" 2>/dev/null)
+  if ((rc == 0)) && ((runs > 0)); then
+    ok "$TAG: bench$( ((${#smoke[@]})) && echo ' smoke'): $runs timed runs," \
+      "every one a 200 of the right size, served by the right server"
+  else
+    not_ok "$TAG: bench$( ((${#smoke[@]})) && echo ' smoke'): every timed" \
+      "run passes its checks (status $rc, ${runs:-0} runs, ${failed:-0} failed)"
+    { grep 'FAILED' "$RUN_DIR/bench.log"; tail -n 20 "$RUN_DIR/guest-py.err"; } |
+      diag 40
+  fi
+  if [[ -s $JSONL ]] &&
+    "$PY" "$REPO/bench/report.py" --no-png --out "$RUN_DIR" "$JSONL" \
+      >"$RUN_DIR/report.log" 2>&1; then
+    ok "$TAG: bench report ($RUN_DIR/bench.md)"
+  else
+    not_ok "$TAG: bench report"
+    tail -n 20 "$RUN_DIR/report.log" 2>/dev/null | diag 20
+  fi
+fi
+
+# Whatever went wrong, leave nothing loaded or listening.
+if module_loaded kweb; then
+  bounded 60 rmmod kweb >/dev/null 2>&1
+fi
+kmsg_mark "bench ($TAG) end"
+dmesg_check "$TAG: dmesg clean (bench)"
+save_dmesg bench
+umount -l "$BASE" 2>/dev/null
+finish "$TAG bench"
