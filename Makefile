@@ -5,6 +5,9 @@
 # make check      everything: lint, both kernels, KUnit, integration tests
 # make quick      the fast loop: stock 6.12 integration tests only
 # make lint       checkpatch, sparse (C=2) and W=1 against both kernels
+# make bench      kweb against nginx in a 2-vCPU guest (KERNEL=6.12 or 6.1;
+#                 KVM=1 to use KVM; BENCH_ARGS="--rounds 7" to bench/guest.py)
+# make bench-smoke  the same, one short round (also part of make check)
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
 BUILD ?= $(CURDIR)/build/$(notdir $(realpath $(KDIR)))
@@ -33,7 +36,15 @@ quick:
 lint:
 	scripts/lint.sh
 
+KERNEL ?= 6.12
+bench:
+	scripts/bench.sh --kernel $(KERNEL) $(if $(filter 1,$(KVM)),--kvm) \
+		$(if $(BENCH_ARGS),-- $(BENCH_ARGS))
+
+bench-smoke:
+	scripts/bench.sh --kernel $(KERNEL) --smoke $(if $(filter 1,$(KVM)),--kvm)
+
 clean:
 	rm -rf build
 
-.PHONY: all modules run check quick lint clean
+.PHONY: all modules run check quick lint bench bench-smoke clean

@@ -14,6 +14,7 @@ set -euo pipefail
 #  linux-source-6.12  debug kernel and checkpatch.pl
 #  flex ... dwarves   kernel builds
 #  (and the linter)  shellcheck, for the shell scripts
+#  python3-matplotlib  make bench's chart (bench/report.py)
 readonly APT_PACKAGES=(
   linux-image-amd64 linux-headers-amd64
   linux-image-6.12-amd64 linux-headers-6.12-amd64
@@ -22,6 +23,7 @@ readonly APT_PACKAGES=(
   build-essential flex bison bc libelf-dev libssl-dev dwarves xz-utils
   linux-source-6.12 shellcheck
   clang libclang-rt-14-dev
+  python3-matplotlib
 )
 # The virtme-ng release the scripts were written against (exit status and
 # --verbose console behaviour were checked with it).

@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# `make bench` / `make bench-smoke`: kweb against nginx in one QEMU guest
+# with 2 vCPUs running a stock Debian kernel (no debug options).
+#
+#   bench.sh [--kernel 6.12|6.1] [--smoke] [--kvm] [-- GUEST_PY_ARGS...]
+#
+# Installs what is missing (scripts/deps.sh), builds kweb.ko for the
+# kernel, boots the guest through scripts/vm.sh, whose guest runs
+# tests/guest/bench.sh (bench/guest.py: A/A calibration, kweb against
+# nginx, nginx behind kweb against nginx), then makes the report on the
+# host with bench/report.py: bench.md (printed) and bench.png, next to
+# the raw bench.jsonl in
+#   ${KWEB_RESULTS:-results/bench-<timestamp>}/bench<kernel>[-smoke]/
+# (results/bench-latest points to the newest).
+#
+#   --kernel   6.12 (default) or 6.1
+#   --smoke    one short round of four rows (what `make check` runs)
+#   --kvm      KVM instead of TCG (needs /dev/kvm); TCG emulates every
+#              instruction, which under-reports servers that make many
+#              system calls and flatters kernel-side serving
+#   GUEST_PY_ARGS  passed to bench/guest.py, e.g. --rounds 7
+#              --duration 10 --comparisons kweb --rows wrk256:1k
+#
+# KWEB_BENCH_TIMEOUT bounds the guest (seconds; default 900 for --smoke,
+# 14400 otherwise). Exit status: the guest's (0 iff every timed run
+# passed its checks), or 1 if the report could not be made. Timing is
+# reported, never asserted.
+set -euo pipefail
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+readonly REPO
+export KWEB_CACHE=${KWEB_CACHE:-$HOME/.cache/kweb}
+# Debian's python: matplotlib comes from python3-matplotlib.
+readonly PY=${KWEB_PYTHON:-/usr/bin/python3}
+
+say() { echo "bench: $*" >&2; }
+die() { echo "bench: $*" >&2; exit 1; }
+usage() {
+  echo "usage: $0 [--kernel 6.12|6.1] [--smoke] [--kvm] [-- GUEST_PY_ARGS...]" >&2
+  exit 2
+}
+
+kernel=6.12
+smoke=0
+kvm=0
+while (($#)); do
+  case $1 in
+    --kernel) kernel=${2:?}; shift 2 ;;
+    --smoke) smoke=1; shift ;;
+    --kvm) kvm=1; shift ;;
+    --) shift; break ;;
+    -h|--help) usage ;;
+    *) usage ;;
+  esac
+done
+extra=("$@")
+
+main() {
+  "$REPO/scripts/deps.sh"
+  local kernels image kdir tag
+  # kernels.sh fails if either kernel is missing; take what it found.
+  kernels=$("$REPO/scripts/kernels.sh") || true
+  eval "$(grep -E '^K6[0-9]+_(IMAGE|KDIR)=' <<<"$kernels" || true)"
+  case $kernel in
+    6.12) image=${K612_IMAGE:-}; kdir=${K612_KDIR:-}; tag=bench612 ;;
+    6.1) image=${K61_IMAGE:-}; kdir=${K61_KDIR:-}; tag=bench61 ;;
+    *) die "--kernel must be 6.12 or 6.1, not $kernel" ;;
+  esac
+  [[ -n $image && -n $kdir ]] || die "no stock $kernel kernel (see scripts/kernels.sh)"
+  ((smoke)) && tag+=-smoke
+
+  local stamp results dir log ko
+  stamp=$(date +%Y%m%d-%H%M%S)
+  results=${KWEB_RESULTS:-$REPO/results/bench-$stamp}
+  export KWEB_RESULTS=$results
+  dir=$results/$tag
+  mkdir -p "$dir"
+  log=$dir/build.log
+  say "building kweb.ko for $(basename "$kdir")"
+  if ! make -C "$REPO" modules KDIR="$kdir" >"$log" 2>&1; then
+    tail -n 30 "$log" >&2
+    die "build failed (full log: $log)"
+  fi
+  ko=$REPO/build/$(basename "$kdir")/kweb.ko
+  [[ -r $ko ]] || die "no $ko after the build"
+
+  local timeout_s vm_args=(--name "$tag" --cpus 2 --memory 2G)
+  timeout_s=${KWEB_BENCH_TIMEOUT:-$( ((smoke)) && echo 900 || echo 14400)}
+  vm_args+=(--timeout "$timeout_s")
+  if ((kvm)); then
+    vm_args+=(--kvm)
+    export KWEB_BENCH_ACCEL=kvm
+  else
+    export KWEB_BENCH_ACCEL=tcg
+  fi
+  local guest_args=()
+  ((smoke)) && guest_args+=(--smoke)
+  guest_args+=("$ko" "$dir" "$tag")
+  ((${#extra[@]})) && guest_args+=(-- "${extra[@]}")
+
+  say "booting $(basename "$image") ($KWEB_BENCH_ACCEL, 2 vCPUs);" \
+    "results in $dir"
+  local rc=0
+  "$REPO/scripts/vm.sh" "${vm_args[@]}" "$image" -- \
+    "$REPO/tests/guest/bench.sh" "${guest_args[@]}" || rc=$?
+
+  if [[ -s $dir/bench.jsonl ]]; then
+    if ! "$PY" "$REPO/bench/report.py" --out "$dir" "$dir/bench.jsonl"; then
+      say "report failed"
+      ((rc)) || rc=1
+    fi
+  else
+    say "no results in $dir/bench.jsonl"
+    ((rc)) || rc=1
+  fi
+  if [[ $results == "$REPO/results/bench-$stamp" ]]; then
+    ln -sfn "bench-$stamp" "$REPO/results/bench-latest"
+  fi
+  say "results: $dir (guest status $rc)"
+  return "$rc"
+}
+
+main
