@@ -22,11 +22,17 @@ started from scratch, and on each side every row (workload x file set):
                1k 64k 1m  one file of 1 KiB, 64 KiB, 1 MiB
 
 "nginx alone" listens on --port itself, so clients use the same URLs on
-every side. Each timed run is checked: every response a 200 with the
-right body size (httperf's status counts and mean content size; wrk
-through bench/wrk/bench.lua), and /proc/net/kweb's counters must show
-that kweb served every request (kweb) or handed every connection over
-(handoff). A run that fails a check is recorded as failed, not timed.
+every side. Everything is checked. Each side, once started, must answer
+every file of the rows with a 200 and its exact bytes. httperf's timed
+runs: its reply status counts (all 2xx) and mean body size. wrk: before
+each timed run, a warm-up run in which bench/wrk/bench.lua checks every
+response (a 200, body as long as the file says); the timed run itself
+only counts (a per-response hook makes wrk copy every body, which would
+make it the bottleneck for big files), and must show no error and as
+many bytes as its responses' known lengths add up to. /proc/net/kweb's
+counters must show that kweb served every request and sent the bodies
+(kweb) or handed every connection over (handoff). A run that fails a
+check is recorded as failed, not timed.
 
 Every run is one JSON line in --out (first a "meta" line): requests/s,
 body MB/s, the guest's CPU time from /proc/stat, the load tool's own CPU
@@ -57,7 +63,6 @@ import subprocess
 import sys
 import threading
 import time
-import http.client
 import random
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -470,35 +475,78 @@ class Side:
 
 # ---------------------------------------------------------------- checks
 
+class RawClient:
+    """One keep-alive HTTP/1.1 connection, bytes as they come (for the
+    exact length of each response, head included)."""
+
+    def __init__(self, port):
+        self.port = port
+        self.sock = None
+        self.buf = b""
+
+    def close(self):
+        if self.sock:
+            self.sock.close()
+        self.sock, self.buf = None, b""
+
+    def _fill(self):
+        data = self.sock.recv(1 << 20)
+        if not data:
+            raise Failed("connection closed early")
+        self.buf += data
+
+    def get(self, path):
+        """(status, head length, body, closes) of GET path."""
+        if self.sock is None:
+            self.sock = socket.create_connection(("127.0.0.1", self.port),
+                                                 timeout=20)
+        self.sock.sendall(b"GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+                          % path.encode())
+        while b"\r\n\r\n" not in self.buf:
+            self._fill()
+        head, self.buf = self.buf.split(b"\r\n\r\n", 1)
+        lines = head.decode("latin-1").split("\r\n")
+        status = int(lines[0].split()[1])
+        fields = {}
+        for line in lines[1:]:
+            k, _, v = line.partition(":")
+            fields[k.strip().lower()] = v.strip()
+        n = int(fields.get("content-length", "-1"))
+        if n < 0:
+            raise Failed("GET %s: no Content-Length" % path)
+        while len(self.buf) < n:
+            self._fill()
+        body, self.buf = self.buf[:n], self.buf[n:]
+        closes = fields.get("connection", "").lower() == "close"
+        if closes:
+            self.close()
+        return status, len(head) + 4, body, closes
+
+
 def fetch_all(port, paths, www):
-    """GET every path once: a 200 with the file's exact bytes, or Failed."""
-    conn = None
-    for p in paths:
-        with open(os.path.join(www, p.lstrip("/")), "rb") as f:
-            want = f.read()
-        for attempt in (1, 2):
-            try:
-                if conn is None:
-                    conn = http.client.HTTPConnection("127.0.0.1", port,
-                                                      timeout=20)
-                conn.request("GET", p)
-                r = conn.getresponse()
-                body = r.read()
-                if r.will_close:
-                    conn.close()
-                    conn = None
-                break
-            except (OSError, http.client.HTTPException) as e:
-                if conn:
-                    conn.close()
-                conn = None
-                if attempt == 2:
-                    raise Failed("GET %s: %s" % (p, e))
-        if r.status != 200 or body != want:
-            raise Failed("GET %s: status %d, %d bytes (want 200, %d bytes)"
-                         % (p, r.status, len(body), len(want)))
-    if conn:
-        conn.close()
+    """GET every path once: each must be a 200 with the file's exact
+    bytes (else Failed). Returns {path: length of the whole response}."""
+    c = RawClient(port)
+    lengths = {}
+    try:
+        for p in paths:
+            with open(os.path.join(www, p.lstrip("/")), "rb") as f:
+                want = f.read()
+            for attempt in (1, 2):
+                try:
+                    status, head, body, _ = c.get(p)
+                    break
+                except (OSError, ValueError, IndexError, Failed) as e:
+                    c.close()
+                    if attempt == 2:
+                        raise Failed("GET %s: %s" % (p, e))
+            if status != 200 or body != want:
+                raise Failed("GET %s: status %d, %d bytes (want 200, %d bytes)"
+                             % (p, status, len(body), len(want)))
+            lengths[p] = head + len(body)
+    finally:
+        c.close()
+    return lengths
 
 
 HTTPERF_RE = {
@@ -510,7 +558,7 @@ HTTPERF_RE = {
                        r"([\d.]+) footer [\d.]+ \(total ([\d.]+)\)", re.M),
     "errors": re.compile(r"^Errors: total (\d+)", re.M),
 }
-WRK_RE = re.compile(r"^bench-wrk: requests=(\d+) good=(\d+) bad=(\d+) "
+WRK_RE = re.compile(r"^bench-wrk: mode=\S+ requests=(\d+) good=(\d+) bad=(\d+) "
                     r"body_bytes=(\d+) bytes=(\d+) runtime_us=(\d+) "
                     r"errors_connect=(\d+) "
                     r"errors_read=(\d+) errors_write=(\d+) errors_status=(\d+) "
@@ -555,7 +603,14 @@ def parse_httperf(out, n, sizes):
     return res
 
 
-def parse_wrk(out):
+def parse_wrk(out, checked, lengths, conns):
+    """Result dict from wrk's output (bench/wrk/bench.lua's line); raises
+    Failed on any error. checked: every response was checked by the
+    script. Otherwise the bytes read must fit the responses' lengths
+    (lengths: those of the requested paths, whole responses, as
+    fetch_all() measured them on this server): a single file within a
+    few bytes per response (the last response of a connection says
+    Connection: close), a mix within a factor of 2 of its mean."""
     m = WRK_RE.search(out)
     if not m:
         raise Failed("wrk output not understood: %s" % out.strip()[-300:])
@@ -567,18 +622,30 @@ def parse_wrk(out):
     why = []
     if reqs == 0:
         why.append("no request completed")
-    if good != reqs or bad:
+    if checked and (good != reqs or bad):
         why.append("%d good, %d bad of %d; first bad: %s"
                    % (good, bad, reqs, m.group(12)))
+    if not checked and reqs:
+        if len(set(lengths)) == 1:
+            r = lengths[0]
+            lo, hi = reqs * (r - 16), (reqs + conns) * (r + 32)
+        else:
+            mean = sum(lengths) / len(lengths)
+            lo, hi = reqs * mean / 2, reqs * mean * 2 + conns * max(lengths)
+        res["bytes_expected"] = [lo, hi]
+        if not lo <= nbytes <= hi:
+            why.append("%d bytes read for %d responses, want %d to %d"
+                       % (nbytes, reqs, lo, hi))
     if any(errs.values()):
-        why.append("socket errors %s" % errs)
+        why.append("wrk errors %s" % errs)
     if why:
         raise Failed("wrk: " + "; ".join(why))
     return res
 
 
-def check_kweb(side, kd, res, workload):
-    """What /proc/net/kweb says must match who served."""
+def check_kweb(side, kd, res, workload, size):
+    """What /proc/net/kweb says must match who served. size: of the one
+    file requested (0 for a mix)."""
     if side == "nginx":
         if kd is not None:
             raise Failed("kweb is loaded on an nginx-alone side")
@@ -593,6 +660,10 @@ def check_kweb(side, kd, res, workload):
     if side == "kweb":
         if served < reqs:
             why.append("kweb served %d requests of %d" % (served, reqs))
+        body = kd.get("body_bytes_spliced", 0) + kd.get("body_bytes_copied", 0)
+        if body < reqs * size:
+            why.append("kweb sent %d body bytes for %d responses of %d"
+                       % (body, reqs, size))
         if handed or failed:
             why.append("%d connections handed off, %d failed" % (handed, failed))
     else:
@@ -618,6 +689,7 @@ class Bench:
         self.www = www
         self.info = info
         self.rate = {}      # (server, row) -> last req/s, for httperf sizing
+        self.lengths = {}   # path -> whole response length on this side
         self.out = open(args.out, "a")
         self.nfail = 0
         self.nruns = 0
@@ -641,22 +713,23 @@ class Bench:
             cmd += ["--wlog", "y," + self.info[fs]["wlog"]]
         return cmd
 
-    def wrk_cmd(self, fs, conns, secs):
+    def wrk_cmd(self, fs, conns, secs, checked):
         a = self.args
         threads = max(1, min(conns, a.wrk_threads or self.ncpu))
         return [a.wrk, "-t", str(threads), "-c", str(conns), "-d",
                 "%ds" % secs, "--timeout", "60s", "-s", WRK_LUA,
                 "http://%s:%d/" % (self.url_host(), a.port), "--",
-                self.info[fs]["list"]]
+                self.info[fs]["list"], "check" if checked else "count"]
 
-    def load(self, wl, fs, amount):
+    def load(self, wl, fs, amount, checked=True):
         """One load run: (result, rusage, wall). amount: connections
-        (httperf) or seconds (wrk)."""
+        (httperf) or seconds (wrk). checked: wrk checks every response
+        (httperf always checks its status counts and mean size)."""
         if wl["tool"] == "httperf":
             cmd = self.httperf_cmd(fs, amount)
             tmo = 120 + amount / 20
         else:
-            cmd = self.wrk_cmd(fs, wl["conns"], amount)
+            cmd = self.wrk_cmd(fs, wl["conns"], amount, checked)
             tmo = amount + 60
         rc, out, ru, wall = run_tool(cmd, tmo)
         if rc != 0:
@@ -664,7 +737,10 @@ class Bench:
         if wl["tool"] == "httperf":
             res = parse_httperf(out, amount, self.info[fs]["sizes"])
         else:
-            res = parse_wrk(out)
+            res = parse_wrk(out, checked, [self.lengths[p] for p in
+                                           self.info[fs]["paths"]],
+                            wl["conns"])
+        res["checked"] = checked or wl["tool"] == "httperf"
         res["command"] = " ".join(cmd)
         res["tool_threads"] = (1 if wl["tool"] == "httperf" else
                                int(cmd[cmd.index("-t") + 1]))
@@ -680,9 +756,12 @@ class Bench:
         key = (side.name, wl_name, fs)
         rec = {"workload": wl_name, "fileset": fs, "tool": wl["tool"],
                "conns": wl["conns"]}
-        # Warm-up: untimed; its failure is noted, the timed run decides.
-        try:
-            if wl["tool"] == "httperf":
+        # Warm-up, untimed. httperf: a rate probe (to size the timed run)
+        # and the warm-up proper; a failure there is noted, the timed run
+        # decides. wrk: the warm-up is the run that checks every response
+        # (at least a second of it): it must pass.
+        if wl["tool"] == "httperf":
+            try:
                 if key not in self.rate:
                     r, _, _ = self.load(wl, fs, a.probe_conns)
                     self.rate[key] = r["requests"] / r["seconds"]
@@ -690,19 +769,22 @@ class Bench:
                     r, _, _ = self.load(wl, fs,
                                         self.httperf_conns(key, a.warmup))
                     self.rate[key] = r["requests"] / r["seconds"]
-            elif a.warmup > 0:
-                self.load(wl, fs, max(1, round(a.warmup)))
-        except Failed as e:
-            rec["warmup_error"] = str(e)
-            self.rate.setdefault(key, 100.0)
-        if wl["tool"] == "httperf":
+            except Failed as e:
+                rec["warmup_error"] = str(e)
+                self.rate.setdefault(key, 100.0)
             amount = self.httperf_conns(key, a.duration)
         else:
+            try:
+                r, _, _ = self.load(wl, fs, max(1, round(a.warmup)), True)
+            except Failed as e:
+                raise Failed("checked warm-up run: %s" % e)
+            rec["checked_run"] = {k: r[k] for k in ("requests", "good", "bad",
+                                                    "seconds")}
             amount = max(1, round(a.duration))
         k0 = kweb_counters()
         n0 = side.nginx.workers_cpu() if side.nginx else 0
         c0 = cpu_times()
-        res, ru, wall = self.load(wl, fs, amount)
+        res, ru, wall = self.load(wl, fs, amount, a.check_timed)
         c1 = cpu_times()
         n1 = side.nginx.workers_cpu() if side.nginx else 0
         k1 = kweb_counters()
@@ -722,10 +804,13 @@ class Bench:
             "cpu_busy_s": busy / self.tck,
             "cpu_ms_per_1k": busy / self.tck * 1000 / res["requests"] * 1000,
             "tool_utime": ru.ru_utime, "tool_stime": ru.ru_stime,
+            "tool_minflt": ru.ru_minflt,
             "nginx_workers_cpu_s": (n1 - n0) / self.tck,
             "kweb": kd,
         })
-        rec["kweb_check"] = check_kweb(side.name, kd, res, wl)
+        sizes = self.info[fs]["sizes"]
+        rec["kweb_check"] = check_kweb(side.name, kd, res, wl,
+                                       sizes[0] if len(sizes) == 1 else 0)
         return rec
 
     def side_round(self, comp, label, side_name, rnd, rows):
@@ -734,9 +819,10 @@ class Bench:
                 "server": side_name, "round": rnd}
         try:
             side.start()
-            fetch_all(self.args.port, sorted({p for fs in {r[1] for r in rows}
-                                              for p in self.info[fs]["paths"]}),
-                      self.www)
+            self.lengths = fetch_all(
+                self.args.port, sorted({p for fs in {r[1] for r in rows}
+                                        for p in self.info[fs]["paths"]}),
+                self.www)
         except (Failed, OSError, subprocess.SubprocessError) as e:
             for wl, fs in rows:
                 self.fail(dict(base, workload=wl, fileset=fs),
@@ -830,7 +916,11 @@ def main():
     ap.add_argument("--duration", type=float, default=5,
                     help="seconds per timed run (wrk: whole seconds)")
     ap.add_argument("--warmup", type=float, default=1,
-                    help="seconds of untimed load before each timed run")
+                    help="seconds of untimed load before each timed run "
+                    "(wrk: the run that checks every response, at least 1)")
+    ap.add_argument("--check-timed", action="store_true",
+                    help="wrk checks every response in the timed runs too "
+                    "(costs the load tool more than a server's big files)")
     ap.add_argument("--probe-conns", type=int, default=100,
                     help="httperf connections of the first rate probe")
     ap.add_argument("--port", type=int, default=80)
@@ -913,6 +1003,7 @@ def main():
             "comparisons": comps, "rows": rows, "rounds": args.rounds,
             "duration": args.duration, "warmup": args.warmup,
             "smoke": args.smoke, "reuseport": args.reuseport,
+            "check_timed": args.check_timed,
             "workers": args.workers, "spec": spec_summary(info),
             "started": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
     try:

@@ -338,7 +338,11 @@ def markdown(meta, runs, table):
             "where it reaches %s is marked †, the tool may limit it. The "
             "rest of the tool's time is the kernel's (its system calls, and "
             "on loopback the TCP work of the server's packets too) or "
-            "waiting for the server." % (
+            "waiting for the server. Timed wrk runs only count (statuses, "
+            "errors, bytes against the responses' lengths): checking each "
+            "response makes wrk copy every body, which costs it more than "
+            "a server's 1 MiB files do; the checked run of every row and "
+            "round is its warm-up." % (
                 pct(top), row.comp, WORKLOAD_NAMES.get(row.wl, row.wl),
                 FILESET_NAMES.get(row.fs, row.fs), pct(TOOL_BUSY_LIMIT)))
         lines.append("")
