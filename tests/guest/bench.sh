@@ -66,10 +66,10 @@ if ((rc == 0)); then
   runs=$(grep -c '"type": "run"' "$JSONL" 2>/dev/null)
   failed=$(grep -c '"ok": false' "$JSONL" 2>/dev/null)
   if ((rc == 0)) && ((runs > 0)); then
-    ok "$TAG: bench$( ((${#smoke[@]})) && echo ' smoke'): $runs timed runs," \
+    ok "$TAG: benchmark$( ((${#smoke[@]})) && echo ' smoke run'): $runs timed runs," \
       "every one a 200 of the right size, served by the right server"
   else
-    not_ok "$TAG: bench$( ((${#smoke[@]})) && echo ' smoke'): every timed" \
+    not_ok "$TAG: benchmark$( ((${#smoke[@]})) && echo ' smoke run'): every timed" \
       "run passes its checks (status $rc, ${runs:-0} runs, ${failed:-0} failed)"
     { grep 'FAILED' "$RUN_DIR/bench.log"; tail -n 20 "$RUN_DIR/guest-py.err"; } |
       diag 40
@@ -77,9 +77,9 @@ if ((rc == 0)); then
   if [[ -s $JSONL ]] &&
     "$PY" "$REPO/bench/report.py" --no-png --out "$RUN_DIR" "$JSONL" \
       >"$RUN_DIR/report.log" 2>&1; then
-    ok "$TAG: bench report ($RUN_DIR/bench.md)"
+    ok "$TAG: benchmark report ($RUN_DIR/bench.md)"
   else
-    not_ok "$TAG: bench report"
+    not_ok "$TAG: benchmark report"
     tail -n 20 "$RUN_DIR/report.log" 2>/dev/null | diag 20
   fi
 fi
