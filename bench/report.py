@@ -93,6 +93,11 @@ def fmt_ratio(r, pairs=None):
     return s
 
 
+def dev(r):
+    """How far a ratio is from 1, the same either way (2.0 and 0.5: 100%)."""
+    return max(r, 1 / r) - 1
+
+
 def pct(x):
     return "-" if x is None else "%.0f%%" % (100 * x)
 
@@ -172,9 +177,8 @@ def target(row, aa):
         return ""
     noise = ""
     if aa and aa.ratio() is not None:
-        spread = max([abs(aa.ratio() - 1)] +
-                     [abs(x - 1) for x in aa.pair_ratios()])
-        if abs(r - 1) <= spread:
+        spread = max([dev(aa.ratio())] + [dev(x) for x in aa.pair_ratios()])
+        if dev(r) <= spread:
             noise = ", within the A/A spread"
     if row.comp == "kweb" and row.fs == "1k":
         want = 2.0 if row.wl == "httperf" else 3.0
@@ -284,9 +288,10 @@ def build(meta, runs):
 
 
 def aa_spread(aa_rows):
-    """Largest |ratio - 1| of the A/A medians and of its single rounds."""
-    med_s = [abs(r.ratio() - 1) for r in aa_rows if r.ratio() is not None]
-    pair_s = [abs(x - 1) for r in aa_rows for x in r.pair_ratios()]
+    """Largest deviation from 1 of the A/A medians' ratios, and of single
+    rounds' ratios (max(r, 1/r) - 1: the two sides are alike)."""
+    med_s = [dev(r.ratio()) for r in aa_rows if r.ratio() is not None]
+    pair_s = [dev(x) for r in aa_rows for x in r.pair_ratios() if x > 0]
     return (max(med_s) if med_s else None, max(pair_s) if pair_s else None)
 
 
@@ -296,7 +301,8 @@ def markdown(meta, runs, table):
     if m:
         lines.append(
             "Kernel %s, %s CPUs%s; nginx: %s; %s; %s. %d round(s) per side, "
-            "%ss per timed run after %ss of warm-up%s." % (
+            "%ss per timed run after a warm-up of %ss (wrk: the checked "
+            "run, at least 1 s)%s." % (
                 m.get("kernel"), m.get("cpus"),
                 " (%s)" % m["accel"] if m.get("accel") else "",
                 m.get("nginx", "?").replace("nginx version: ", ""),
@@ -323,9 +329,10 @@ def markdown(meta, runs, table):
         else:
             lines.append(
                 "**A/A spread of this harness** (nginx against nginx, same "
-                "rounds): ratio of medians within ±%s of 1, single rounds "
-                "within ±%s. Differences between servers smaller than that "
-                "are noise." % (pct(s_med), pct(s_pair)))
+                "rounds): the ratios of the medians stay within %s of 1 "
+                "(either way: r or 1/r), those of single rounds within %s. "
+                "Differences between servers smaller than that are noise."
+                % (pct(s_med), pct(s_pair)))
         lines.append("")
     busy = [(c.tool_user_busy(), row) for rows in table.values()
             for row in rows for c in (row.a, row.b)
