@@ -35,7 +35,7 @@ counters must show that kweb served every request and sent the bodies
 check is recorded as failed, not timed.
 
 Every run is one JSON line in --out (first a "meta" line): requests/s,
-body MB/s, the guest's CPU time from /proc/stat, the load tool's own CPU
+MB/s (response bytes received), the guest's CPU time from /proc/stat, the load tool's own CPU
 (rusage), nginx's workers' CPU and kweb's counter deltas. bench/report.py
 turns the file into tables and a chart.
 
@@ -55,6 +55,7 @@ import argparse
 import hashlib
 import json
 import os
+import random
 import re
 import resource
 import signal
@@ -63,7 +64,6 @@ import subprocess
 import sys
 import threading
 import time
-import random
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 NGINX_TEMPLATE = os.path.join(HERE, "nginx.conf.in")
