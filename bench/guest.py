@@ -881,9 +881,13 @@ def csv(value, allowed, what):
     return items
 
 
-def tune_guest():
-    """Only in the throw-away guest: room for many short connections."""
-    for path, value in (("/proc/sys/net/ipv4/ip_local_port_range", "1024 65535"),
+def tune_guest(ports):
+    """Only in the throw-away guest: room for many short connections.
+    The servers' ports are reserved: a client connection (or its
+    TIME_WAIT) on local port 8080 would make nginx's bind() fail."""
+    reserved = ",".join(str(p) for p in ports)
+    for path, value in (("/proc/sys/net/ipv4/ip_local_reserved_ports", reserved),
+                        ("/proc/sys/net/ipv4/ip_local_port_range", "1024 65535"),
                         ("/proc/sys/net/ipv4/tcp_tw_reuse", "2")):
         try:
             with open(path, "w") as f:
@@ -975,7 +979,7 @@ def main():
         raise SystemExit("--rounds and --duration must be at least 1")
 
     if args.guest:
-        tune_guest()
+        tune_guest((args.port, args.backend_port))
     raise_nofile()
     os.makedirs(args.base, exist_ok=True)
     os.chmod(args.base, 0o755)

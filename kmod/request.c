@@ -261,7 +261,6 @@ bool kweb_request_cached(struct kweb_conn *conn, struct kweb_request *req)
 
 	/* Anything unusual is the worker's, which knows every answer. */
 	if (kweb_route_request(KWEB_PARSE_OK, req) != KWEB_ROUTE_SERVE ||
-	    req->major != 1 ||
 	    (req->has_content_length && req->content_length))
 		return false;
 	if (kweb_path_normalize(req->target.p, req->target.len, conn->path,
@@ -292,8 +291,8 @@ enum kweb_route kweb_request_handle(struct kweb_conn *conn,
 	why = kweb_route_request(res, req);
 	if (why != KWEB_ROUTE_SERVE)
 		return why;
-	kweb_stat_add(KWEB_STAT_REQ_WORKER, 1);
 	if (res == KWEB_PARSE_ERROR) {
+		kweb_stat_add(KWEB_STAT_REQ_WORKER, 1);
 		kweb_response_error(conn, req->status,
 				    req->method == KWEB_METHOD_HEAD, false);
 		return KWEB_ROUTE_SERVE;
@@ -303,6 +302,7 @@ enum kweb_route kweb_request_handle(struct kweb_conn *conn,
 	err = kweb_path_normalize(req->target.p, req->target.len, conn->path,
 				  PATH_MAX - sizeof("index.html"), &t);
 	if (err) {
+		kweb_stat_add(KWEB_STAT_REQ_WORKER, 1);
 		rp.keep_alive = false;
 		kweb_reply_error(conn, &rp, err == -ENAMETOOLONG ? 414 : 400);
 		return KWEB_ROUTE_SERVE;
@@ -310,6 +310,8 @@ enum kweb_route kweb_request_handle(struct kweb_conn *conn,
 	why = kweb_route_target(&conn->srv->backend.rules, &t, conn->path);
 	if (why != KWEB_ROUTE_SERVE)
 		return why;
+	/* Counted only now: a request handed off is the backend's. */
+	kweb_stat_add(KWEB_STAT_REQ_WORKER, 1);
 
 	/* Softirq may have missed only for want of send space or budget. */
 	e = kweb_cache_lookup(&conn->srv->cache, conn->path, t.path_len);

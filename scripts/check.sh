@@ -5,6 +5,7 @@
 #   debug     debug 6.12 (KASAN, lockdep, kmemleak): KUnit + integration
 #   stock61   Debian's 6.1: integration
 #   stock612  Debian's 6.12: integration
+#   bench     Debian's 6.12: one short round of `make bench` (--smoke)
 # Every step is one or more test lines ("ok - ..." / "not ok - ..."); a step
 # that cannot run (say, its build failed) is a failing line, never an abort
 # without a summary. The last line is exactly "N passed, N failed", with
@@ -331,6 +332,16 @@ main() {
       "$REPO/tests/guest/integration.sh" "$ko612" "$KWEB_RESULTS/stock612" stock612
   else
     not_run stock612 "integration tests" "no module for 6.12"
+  fi
+  # One short benchmark round, so that `make bench` keeps working; its
+  # numbers are never asserted.
+  if ((!quick)); then
+    if ((b612)); then
+      timed guest-bench guest bench "$K612_IMAGE" "$GUEST_TIMEOUT" -- \
+        "$REPO/tests/guest/bench.sh" --smoke "$ko612" "$KWEB_RESULTS/bench" bench
+    else
+      not_run bench "benchmark smoke run" "no module for 6.12"
+    fi
   fi
   summary
 }
