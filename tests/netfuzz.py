@@ -3,7 +3,7 @@
 """Network fuzzer for kweb: many mutated requests, then a normal one.
 
     tests/netfuzz.py --host H --port P --docroot D [--count N]
-                     [--min-count M] [--seed S] [--threads T]
+                     [--min-count M] [--seed S] [--threads T] [--per-conn K]
                      [--timeout S] [--time-limit S] [--allow-http09]
                      [--case I]
 
@@ -12,16 +12,20 @@ conditionals, pipelining, keep-alive, bodies, requests for the backend),
 mutates them (bit flips, inserted, deleted and duplicated bytes, two
 requests spliced, CR/LF/NUL/high bytes and huge numbers, truncation,
 Content-Length and Transfer-Encoding combinations, hundreds of fields,
-64 KiB targets) and sends each on a connection of its own from T threads:
-in one write or in random segments with small delays, then half-closing,
-waiting for the server, or resetting. Everything is deterministic for a
+64 KiB targets) and sends them from T threads: in one write or in random
+segments with small delays, then half-closing, waiting for the server, or
+resetting. A connection carries up to --per-conn cases (default 4): after
+a case that is one GET or HEAD head and nothing else, answered by kweb
+with a complete response that keeps the connection open, the next case
+goes on the same connection, so the fuzz also reaches the keep-alive
+state (and costs a debug kernel far fewer connections). Everything is deterministic for a
 given --seed except timing: case I always sends the same bytes the same
 way (--case I prints them, the answer, and stops).
 
 Whatever the server does with these is fine (answer, 400, close, reset,
 nothing) except:
-  - an answer must start with "HTTP/1." (its status line is all that is
-    parsed); with --allow-http09, a request line without " HTTP/" may get
+  - an answer must start with "HTTP/1." (only its status line is parsed,
+    except on a kept-alive connection, where its length is read too); with --allow-http09, a request line without " HTTP/" may get
     a bare HTTP/0.9 answer, as nginx gives;
   - afterwards, a plain GET /small.txt on a new connection must get 200
     and exactly D/small.txt's bytes (retried for up to 10 s);
@@ -446,6 +450,21 @@ def reset(s):
     s.close()
 
 
+def send_segments(s, segments):
+    """None, or why the case could not be sent whole."""
+    s.settimeout(CFG.timeout)
+    for seg, delay in segments:
+        try:
+            s.sendall(seg)
+        except (BrokenPipeError, ConnectionResetError):
+            return "closed_early"    # the server gave up on us: fine
+        except socket.timeout:
+            return "send_timeout"
+        if delay:
+            time.sleep(delay)
+    return None
+
+
 def run_case(i, doc):
     """Returns (outcome, status code or None, first bytes of the answer)."""
     data, segments, ending = make_case(i, doc)
@@ -453,22 +472,15 @@ def run_case(i, doc):
         s = connect()
     except OSError as e:
         return "connect_error", None, repr(e).encode()
+    return finish_case(s, segments, ending)
+
+
+def finish_case(s, segments, ending):
+    """Send the case on s, end it its way and read to the end; closes s."""
     got = b""
-    outcome = None
     deadline = time.monotonic() + CFG.timeout
     try:
-        s.settimeout(CFG.timeout)
-        for seg, delay in segments:
-            try:
-                s.sendall(seg)
-            except (BrokenPipeError, ConnectionResetError):
-                outcome = "closed_early"    # the server gave up on us: fine
-                break
-            except socket.timeout:
-                outcome = "send_timeout"
-                break
-            if delay:
-                time.sleep(delay)
+        outcome = send_segments(s, segments)
         if ending in ("reset", "close") and outcome is None:
             if ending == "reset":
                 reset(s)
@@ -510,6 +522,111 @@ def run_case(i, doc):
     return outcome, int(m.group(1)) if m else None, got[:200]
 
 
+# A case the next one may follow on its connection: exactly one GET or
+# HEAD head, no body or anything else that would make the length of the
+# answer (or the number of answers) depend on how the server read it.
+SIMPLE_RE = re.compile(rb"(GET|HEAD) [\x21-\x7e]+ HTTP/1\.1\r\n"
+                       rb"(?:[!#$%&'*+.^_`|~0-9A-Za-z-]+:[\x20-\x7e]*\r\n)*\r\n\Z")
+FRAMING_RE = re.compile(rb"\r\n(content-length|transfer-encoding|expect|upgrade|"
+                        rb"connection|http2-settings)[ \t]*:", re.I)
+CL_RE = re.compile(rb"\r\ncontent-length:[ \t]*([0-9]+)[ \t]*(?=\r\n|$)", re.I)
+CLOSE_RE = re.compile(rb"\r\nconnection:[ \t]*close[ \t]*(?=\r\n|$)", re.I)
+
+
+def may_continue(data, ending):
+    return (ending == "shut" and SIMPLE_RE.match(data) is not None and
+            FRAMING_RE.search(data) is None)
+
+
+def read_one(s, head_only):
+    """One whole answer on a kept-alive connection: (status or None,
+    its first bytes, whether the connection may carry another case)."""
+    buf = b""
+    deadline = time.monotonic() + CFG.timeout
+    try:
+        while b"\r\n\r\n" not in buf and len(buf) < READ_CAP:
+            s.settimeout(max(deadline - time.monotonic(), 0.01))
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            buf += chunk
+    except (socket.timeout, OSError):
+        pass
+    head, sep, body = buf.partition(b"\r\n\r\n")
+    m = STATUS_RE.match(head)
+    if not sep or not m:
+        return (int(m.group(1)) if m else None), buf[:200], False
+    code = int(m.group(1))
+    cl = CL_RE.search(head)
+    if head_only or code < 200 or code in (204, 304):
+        want = 0
+    elif cl:
+        want = int(cl.group(1))
+    else:
+        return code, buf[:200], False
+    keep = (want <= READ_CAP and code >= 200 and b"\r\nServer: kweb\r\n" in head
+            and not CLOSE_RE.search(head))
+    try:
+        while keep and len(body) < want:
+            s.settimeout(max(deadline - time.monotonic(), 0.01))
+            chunk = s.recv(65536)
+            if not chunk:
+                keep = False
+            body += chunk
+    except (socket.timeout, OSError):
+        keep = False
+    if keep and len(body) != want:
+        keep = False    # more than one answer: the framing is not ours
+    if keep:
+        # Nothing else may be on its way (a second answer, a close).
+        try:
+            s.settimeout(0)     # or recv() polls for the whole timeout
+            keep = not s.recv(1, socket.MSG_PEEK)
+        except BlockingIOError:
+            pass
+        except OSError:
+            keep = False
+    return code, buf[:200], keep
+
+
+def run_session(doc, take, record):
+    """Cases from take() on one connection while each allows the next."""
+    i = take()
+    if i is None:
+        return
+    try:
+        s = connect()
+    except OSError as e:
+        record(i, "connect_error", None, repr(e).encode())
+        return
+    while True:
+        data, segments, ending = make_case(i, doc)
+        if not may_continue(data, ending):
+            record(i, *finish_case(s, segments, ending))
+            return
+        try:
+            outcome = send_segments(s, segments)
+        except OSError as e:
+            outcome = "error:" + type(e).__name__
+        if outcome:
+            s.close()
+            record(i, outcome, None, b"")
+            return
+        code, got, keep = read_one(s, data.startswith(b"HEAD "))
+        nxt = take() if keep else None
+        if nxt is None:
+            # The last case of the connection ends the way cases do.
+            try:
+                s.shutdown(socket.SHUT_WR)
+            except OSError:
+                pass
+            reset(s) if not keep else s.close()
+            record(i, "keepalive_last" if keep else "keepalive_end", code, got)
+            return
+        record(i, "keepalive", code, got)
+        i = nxt
+
+
 def http09_request(data):
     """Could a server read this as an HTTP/0.9 simple request?"""
     line = data.lstrip(b"\r\n").split(b"\n", 1)[0]
@@ -531,14 +648,15 @@ class Stats:
 
 
 def worker(stats, doc, t_end):
-    while True:
+    def take():
         with stats.lock:
             if stats.stop or stats.next >= CFG.count or (t_end and time.monotonic() > t_end):
                 stats.stop = True
-                return
-            i = stats.next
+                return None
             stats.next += 1
-        outcome, code, got = run_case(i, doc)
+            return stats.next - 1
+
+    def record(i, outcome, code, got):
         with stats.lock:
             stats.outcomes[outcome] += 1
             if outcome != "connect_error":
@@ -554,6 +672,15 @@ def worker(stats, doc, t_end):
                         stats.bad_count += 1
                         if len(stats.bad) < 5:
                             stats.bad.append((i, data, got))
+
+    while not stats.stop:
+        if CFG.per_conn > 1:
+            run_session(doc, take, record)
+            continue
+        i = take()
+        if i is None:
+            return
+        record(i, *run_case(i, doc))
 
 
 # ---------------------------------------------------------------------------
@@ -629,6 +756,8 @@ def main():
                     help="fail if fewer were sent (default and at most: --count)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--threads", type=int, default=16)
+    ap.add_argument("--per-conn", type=int, default=4,
+                    help="most cases on one connection (default 4)")
     ap.add_argument("--timeout", type=float, default=2.0,
                     help="seconds a case may take (default 2)")
     ap.add_argument("--time-limit", type=float, default=0,
@@ -673,6 +802,9 @@ def main():
             o["timeout"] + o["send_timeout"], o["idle"], o["read_cap"],
             o["reset"], o["close"], o["connect_error"],
             sum(v for k, v in o.items() if k.startswith("error:"))),
+        "kept alive: %d cases answered on a connection that went on "
+        "with another case, %d sent as the last of such a connection" % (
+            o["keepalive"], o["keepalive_last"] + o["keepalive_end"]),
         "status: " + " ".join("%s:%d" % (k, v) for k, v in
                               sorted(stats.codes.items(), key=lambda kv: str(kv[0]))),
     ]
