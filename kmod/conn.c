@@ -127,31 +127,42 @@ enum kweb_read {
 
 /*
  * The request at the head of the receive queue is the backend's: hand the
- * connection over, the request unread, or answer 502/503 if we cannot.
+ * connection over, the request unread, once our responses are gone.
  */
 static enum kweb_read kweb_conn_handoff_begin(struct kweb_conn *conn,
 					      enum kweb_route why,
 					      const struct kweb_request *req)
 {
+	conn->handoff = why;
+	conn->handoff_head = req->method == KWEB_METHOD_HEAD;
+	conn->state = KWEB_CONN_HANDOFF_WAIT;
+	return KWEB_READ_ANSWERED;
+}
+
+/*
+ * Wait until our responses are acknowledged: accept() charges the
+ * backend's memory cgroup for what the socket holds on the receive side
+ * only, and a send queue it did not fill would be uncharged from it
+ * later. Each ACK brings sk_write_space() back here. Then the move is
+ * prepared, or 502/503 answered if it cannot be. Returns false while
+ * waiting, or when only the work item can go on.
+ */
+static bool kweb_conn_handoff_ready(struct kweb_conn *conn, bool atomic)
+{
 	struct sock *sk = conn->sk;
 	u16 status;
 
-	/*
-	 * Wait until our responses are acknowledged: accept() charges the
-	 * backend's memory cgroup for what the socket holds on the receive
-	 * side only, and a send queue it did not fill would be uncharged
-	 * from it later. Each ACK brings sk_write_space() back here.
-	 */
 	if (sk->sk_wmem_queued) {
 		set_bit(SOCK_NOSPACE, &sk->sk_socket->flags);
 		kweb_conn_arm(conn, conn->srv->limits.send_timeout);
-		return KWEB_READ_WAIT;
+		return false;
 	}
-	status = kweb_handoff_prepare(conn, why);
+	if (atomic)
+		return false;
+	status = kweb_handoff_prepare(conn, conn->handoff);
 	if (status)
-		kweb_response_error(conn, status,
-				    req->method == KWEB_METHOD_HEAD, false);
-	return KWEB_READ_ANSWERED;
+		kweb_response_error(conn, status, conn->handoff_head, false);
+	return true;
 }
 
 /*
@@ -287,6 +298,10 @@ static bool kweb_conn_run(struct kweb_conn *conn, bool atomic)
 			case KWEB_READ_ANSWERED:
 				break;
 			}
+			break;
+		case KWEB_CONN_HANDOFF_WAIT:
+			if (!kweb_conn_handoff_ready(conn, atomic))
+				return atomic && !conn->sk->sk_wmem_queued;
 			break;
 		case KWEB_CONN_HANDOFF:
 			/* kweb_conn_work() moves it, once unlocked. */

@@ -123,6 +123,7 @@ struct kweb_server {
 enum kweb_conn_state {
 	KWEB_CONN_READ,		/* waiting for (the rest of) a request head */
 	KWEB_CONN_SEND,		/* a response is going out */
+	KWEB_CONN_HANDOFF_WAIT,	/* for our responses' ACKs, then HANDOFF */
 	KWEB_CONN_HANDOFF,	/* to be moved to the backend's accept queue */
 	KWEB_CONN_LINGER,	/* our side shut down; draining until the FIN */
 	KWEB_CONN_DONE,		/* to be released */
@@ -179,7 +180,8 @@ struct kweb_conn {
 	unsigned int nr_requests;
 	struct kweb_response resp;
 	struct sock *backend;		/* HANDOFF: its listener, referenced */
-	enum kweb_route handoff;	/* HANDOFF: why */
+	enum kweb_route handoff;	/* HANDOFF(_WAIT): why */
+	bool handoff_head;		/* HANDOFF_WAIT: 502/503 without a body */
 };
 
 /* proc.c: /proc/net/kweb */
