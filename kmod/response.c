@@ -135,12 +135,7 @@ int kweb_resp_format(char *buf, size_t size, const struct kweb_resp_hdr *h)
 	if (h->location.len) {
 		kweb_out_str(&o, "Location: ");
 		kweb_out_path(&o, h->location.p, h->location.len);
-		kweb_out_str(&o, "/");
-		if (h->has_query) {
-			kweb_out_str(&o, "?");
-			kweb_out_mem(&o, h->query.p, h->query.len);
-		}
-		kweb_out_str(&o, "\r\n");
+		kweb_out_str(&o, "/\r\n");
 	}
 	if (h->content_range) {
 		kweb_out_str(&o, "Content-Range: bytes ");

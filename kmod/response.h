@@ -23,13 +23,11 @@ struct kweb_resp_hdr {
 	u64 last;
 	u64 size;
 	/*
-	 * 301: the normalized (decoded) path, sent percent-encoded, then "/",
-	 * then ?query. Never the raw target: "//host" would be read as
-	 * another host.
+	 * 301: the normalized (decoded) path, sent percent-encoded, then "/".
+	 * Never the raw target: "//host" would be read as another host. A
+	 * target with a query never gets here: it is the backend's.
 	 */
 	struct kweb_str location;
-	struct kweb_str query;
-	bool has_query;
 };
 
 /* The reason phrase for a status code kweb sends; "Unknown" otherwise. */

@@ -290,15 +290,13 @@ static inline int fz_check_one_path(const char *target, size_t len,
 
 /*
  * The 301 Location of a path without a trailing slash is that path,
- * percent-encoded, plus '/', and normalizes back to exactly that; with
- * the query of t (kweb sends queries to the backend, but the formatter
- * takes one) after a '?'. A buffer too small for it all is -ENOSPC.
+ * percent-encoded, plus '/', and normalizes back to exactly that. A
+ * buffer too small for it all is -ENOSPC.
  */
 static inline long long check_resp_header(const char *b, size_t n,
 					  u16 status);
 
-static inline void fz_check_location(const char *path, size_t n,
-				     const struct kweb_target *qt)
+static inline void fz_check_location(const char *path, size_t n)
 {
 	struct kweb_resp_hdr h = {
 		.status = 301, .date = "Sun, 06 Nov 1994 08:49:37 GMT",
@@ -351,29 +349,6 @@ static inline void fz_check_location(const char *path, size_t n,
 		free(buf);
 	}
 
-	if (!qt->has_query)
-		return;
-	h.has_query = true;
-	h.query = qt->query;
-	size += qt->query.len;
-	buf = malloc(size);
-	if (!buf)
-		abort();
-	len = kweb_resp_format(buf, size, &h);
-	CHECK(len > 0, "kweb_resp_format with a query: %d", len);
-	v = strstr(buf, "\r\nLocation: ");
-	CHECK(v, "no Location");
-	/* the query as it was sent, after the path and '/' */
-	for (i = 0; i < qt->query.len; i++)
-		if ((unsigned char)qt->query.p[i] < 0x20 ||
-		    qt->query.p[i] == 0x7f)
-			break;
-	if (i == qt->query.len)
-		check_resp_header(buf, len, 301);
-	e = strstr(v + 2, "/?");
-	CHECK(e && !memcmp(e + 2, qt->query.p, qt->query.len) &&
-	      !memcmp(e + 2 + qt->query.len, "\r\n", 2), "Location query");
-	free(buf);
 }
 
 /*
@@ -409,7 +384,7 @@ static inline int check_path(const char *target, size_t len,
 	err = fz_check_one_path(target, len, &ref, out, FZ_KERNEL_PATH_OUT, t);
 	/* kweb redirects a directory named without its trailing slash */
 	if (!err && !t->trailing_slash)
-		fz_check_location(out, t->path_len, t);
+		fz_check_location(out, t->path_len);
 	free(ref.out);
 	return err;
 }
