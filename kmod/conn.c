@@ -471,6 +471,15 @@ void kweb_conn_adopt(struct kweb_listener *l, struct request_sock *req,
 	spin_unlock(&srv->conns_lock);
 	kweb_stat_add(KWEB_STAT_CONN_ACCEPTED, 1);
 
+	/*
+	 * Once the callbacks are ours, softirq may serve and the work item
+	 * close the connection before we get further: arm the timer first
+	 * (after the close's del_timer_sync() it would outlive conn), and
+	 * hold the reference of the run queued below from here.
+	 */
+	kweb_conn_arm(conn, srv->limits.header_timeout);
+	kref_get(&conn->ref);
+
 	write_lock_bh(&child->sk_callback_lock);
 	child->sk_user_data = conn;
 	child->sk_data_ready = kweb_conn_data_ready;
@@ -478,9 +487,9 @@ void kweb_conn_adopt(struct kweb_listener *l, struct request_sock *req,
 	child->sk_state_change = kweb_conn_state_change;
 	write_unlock_bh(&child->sk_callback_lock);
 
-	kweb_conn_arm(conn, srv->limits.header_timeout);
 	/* Whatever arrived before the callbacks were ours. */
-	kweb_conn_queue(conn);
+	if (!queue_work(kweb_wq, &conn->work))
+		kweb_conn_put(conn);
 	return;
 
 drop_conn:
