@@ -167,23 +167,42 @@ fi
 echo "vm.sh: booting $(basename "$image") as '$name' ($cpus vCPUs," \
   "$( ((kvm)) && echo KVM || echo TCG), timeout ${timeout_s}s," \
   "logs in $rundir)" >&2
-start=$SECONDS
-# stdin from /dev/null: QEMU would otherwise put a terminal into raw mode and
-# swallow Ctrl-C; we catch the signal instead and kill the group.
-setsid timeout --kill-after=15 "$timeout_s" vng "${vng_args[@]}" \
-  </dev/null >"$rundir/vng.log" 2>"$rundir/console.log" &
-vng_pid=$!
-# Follow the guest's output file (it appears once the guest runs COMMAND);
-# tail ends by itself, after a last read, once vng's group leader is gone.
-tail -n +1 -F --pid="$vng_pid" "$rundir/guest.log" 2>/dev/null &
-tail_pid=$!
-rc=0
-wait "$vng_pid" || rc=$?
-# Anything left in the group (a QEMU that ignored vng's exit) goes too.
-kill_guest
-wait "$tail_pid" 2>/dev/null || true
-tail_pid=
-elapsed=$((SECONDS - start))
+# boot: one run of the guest; sets rc (vng's status) and elapsed.
+boot() {
+  rm -f "$rundir/status" "$rundir/guest.log" "$rundir/guest.err"
+  start=$SECONDS
+  # stdin from /dev/null: QEMU would otherwise put a terminal into raw mode
+  # and swallow Ctrl-C; we catch the signal instead and kill the group.
+  setsid timeout --kill-after=15 "$timeout_s" vng "${vng_args[@]}" \
+    </dev/null >"$rundir/vng.log" 2>"$rundir/console.log" &
+  vng_pid=$!
+  # Follow the guest's output file (it appears once the guest runs
+  # COMMAND); tail ends by itself, after a last read, once vng's group
+  # leader is gone.
+  tail -n +1 -F --pid="$vng_pid" "$rundir/guest.log" 2>/dev/null &
+  tail_pid=$!
+  rc=0
+  wait "$vng_pid" || rc=$?
+  # Anything left in the group (a QEMU that ignored vng's exit) goes too.
+  kill_guest
+  wait "$tail_pid" 2>/dev/null || true
+  tail_pid=
+  elapsed=$((SECONDS - start))
+}
+
+# A guest that dies before COMMAND starts (no guest.log yet) never ran
+# anything of ours: under TCG the stock kernel now and then panics while
+# patching its own text at boot. Such a boot is retried, twice at most;
+# its console is kept as console-boot-N.log.
+boot
+tries=1
+while ((rc != 124 && tries < 3)) && [[ ! -e $rundir/guest.log ]]; do
+  mv "$rundir/console.log" "$rundir/console-boot-$tries.log"
+  echo "vm.sh: guest '$name' died before its command started; booting" \
+    "again (see $rundir/console-boot-$tries.log)" >&2
+  tries=$((tries + 1))
+  boot
+done
 
 if ((rc == 124)); then
   echo "vm.sh: guest '$name' timed out after ${timeout_s}s; end of" \
