@@ -2,12 +2,16 @@
 """Fast-path tests for kweb, run inside a guest next to http_test.py.
 
     fastpath_test.py --host H --port P --docroot D [--wrk SECONDS]
+                     [--churn N]
 
 Proves with /proc/net/kweb's counters that cached files are answered in
 softirq and spliced, never copied; that a file rewritten, truncated,
 replaced by rename or whose directory is renamed is served fresh; and
 (with --wrk) runs a 64-connection keep-alive wrk load whose every
-response must be a 200 of the right size. TAP lines, then
+response must be a 200 of the right size; (with --churn) two httperf
+processes side by side make N connections each, one request apiece, so
+that new connections are served and closed while others are still being
+adopted. TAP lines, then
 "# N passed, N failed"; exit status 0 iff none failed.
 """
 import argparse
@@ -17,7 +21,6 @@ import shutil
 import socket
 import subprocess
 import sys
-import time
 
 PROC = "/proc/net/kweb"
 
@@ -101,6 +104,8 @@ def main():
     ap.add_argument("--docroot", required=True)
     ap.add_argument("--wrk", type=int, default=0,
                     help="seconds of 64-connection wrk load (0: none)")
+    ap.add_argument("--churn", type=int, default=0,
+                    help="connections per httperf process (0: none)")
     args = ap.parse_args()
     t = Runner()
     top = os.path.join(args.docroot, "fast")
@@ -236,6 +241,37 @@ end
             m.group(0) if m else "?", d,
             d + after["requests_worker"] - before["requests_worker"]))
 
+    def churn():
+        before = counters()
+        cmd = ["httperf", "--server", args.host, "--port", str(args.port),
+               "--uri", "/fast/small.txt", "--num-conns", str(args.churn),
+               "--num-calls", "1", "--timeout", "10", "--hog"]
+        procs = [subprocess.Popen(cmd, stdout=subprocess.PIPE,
+                                  stderr=subprocess.STDOUT, text=True)
+                 for _ in range(2)]
+        outs = [p.communicate(timeout=600)[0] for p in procs]
+        after = counters()
+        replies = 0
+        for i, out in enumerate(outs):
+            m = re.search(r"Reply status: 1xx=(\d+) 2xx=(\d+) 3xx=(\d+) "
+                          r"4xx=(\d+) 5xx=(\d+)", out)
+            e = re.search(r"Errors: total (\d+)", out)
+            good = (m and int(m.group(2)) == args.churn and e and
+                    e.group(1) == "0" and procs[i].returncode == 0)
+            replies += int(m.group(2)) if m else 0
+            t.check("httperf %d: %d connections, each a 200, no error"
+                    % (i + 1, args.churn), good,
+                    "\n".join(l for l in out.splitlines()
+                              if re.match(r"(Total|Reply status|Errors)", l))
+                    or out[-400:])
+        n = sum(after[k] - before[k] for k in ("requests_softirq", "requests_worker"))
+        a = after["connections_accepted"] - before["connections_accepted"]
+        t.check("... kweb accepted and answered every one",
+                a == 2 * args.churn and n == 2 * args.churn,
+                "connections_accepted grew by %d, requests by %d, want %d"
+                % (a, n, 2 * args.churn))
+        print("# churn: %d replies" % replies)
+
     t.run("softirq", softirq_small)
     t.run("pipelined", pipelined)
     t.run("spliced", spliced)
@@ -244,6 +280,8 @@ end
         f.write(small)
     if args.wrk:
         t.run("wrk", wrk_load)
+    if args.churn:
+        t.run("churn", churn)
     print("# %d passed, %d failed" % (t.passed, t.failed))
     return 1 if t.failed else 0
 

@@ -52,6 +52,8 @@ HTTP_TIMEOUT=${KWEB_HTTP_TIMEOUT:-300}
 # KWEB_LIGHT=1 (the debug kernel, several times slower under TCG): the HTTP
 # and handoff suites over IPv4 only; the stock kernels run both families.
 LIGHT=${KWEB_LIGHT:-0}
+# Connections per httperf process in the fast-path churn test (two run).
+CHURN_CONNS=${KWEB_CHURN_CONNS:-$( ((LIGHT)) && echo 300 || echo 4000)}
 # Mutated requests per netfuzz run; a slow guest stops sending after
 # NETFUZZ_TIME_LIMIT s and passes with NETFUZZ_MIN_COUNT sent (inside
 # HTTP_TIMEOUT).
@@ -388,7 +390,8 @@ main() {
     client_tests "$HTTP_TEST" ipv4 127.0.0.1
     ((LIGHT)) || client_tests "$HTTP_TEST" ipv6 ::1
     if [[ -r $FASTPATH_TEST ]]; then
-      client_tests "$FASTPATH_TEST" fastpath 127.0.0.1 --wrk "$WRK_SECONDS"
+      client_tests "$FASTPATH_TEST" fastpath 127.0.0.1 --wrk "$WRK_SECONDS" \
+        --churn "$CHURN_CONNS"
     fi
     client_tests "$HANDOFF_TEST" handoff-ipv4 127.0.0.1 \
       --client-addr 127.0.0.2 --wrk "$WRK_SECONDS"
