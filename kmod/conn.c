@@ -216,6 +216,7 @@ static enum kweb_read kweb_conn_read(struct kweb_conn *conn, bool atomic)
 		why = kweb_request_handle(conn, res, &req);
 		if (why != KWEB_ROUTE_SERVE)
 			return kweb_conn_handoff_begin(conn, why, &req);
+		kweb_stat_add(KWEB_STAT_REQ_WORKER, 1);
 	}
 	/* A request answered as malformed is never consumed: we close. */
 	if (res == KWEB_PARSE_OK) {

@@ -292,7 +292,6 @@ enum kweb_route kweb_request_handle(struct kweb_conn *conn,
 	if (why != KWEB_ROUTE_SERVE)
 		return why;
 	if (res == KWEB_PARSE_ERROR) {
-		kweb_stat_add(KWEB_STAT_REQ_WORKER, 1);
 		kweb_response_error(conn, req->status,
 				    req->method == KWEB_METHOD_HEAD, false);
 		return KWEB_ROUTE_SERVE;
@@ -302,7 +301,6 @@ enum kweb_route kweb_request_handle(struct kweb_conn *conn,
 	err = kweb_path_normalize(req->target.p, req->target.len, conn->path,
 				  PATH_MAX - sizeof("index.html"), &t);
 	if (err) {
-		kweb_stat_add(KWEB_STAT_REQ_WORKER, 1);
 		rp.keep_alive = false;
 		kweb_reply_error(conn, &rp, err == -ENAMETOOLONG ? 414 : 400);
 		return KWEB_ROUTE_SERVE;
@@ -310,8 +308,6 @@ enum kweb_route kweb_request_handle(struct kweb_conn *conn,
 	why = kweb_route_target(&conn->srv->backend.rules, &t, conn->path);
 	if (why != KWEB_ROUTE_SERVE)
 		return why;
-	/* Counted only now: a request handed off is the backend's. */
-	kweb_stat_add(KWEB_STAT_REQ_WORKER, 1);
 
 	/* Softirq may have missed only for want of send space or budget. */
 	e = kweb_cache_lookup(&conn->srv->cache, conn->path, t.path_len);
