@@ -229,6 +229,16 @@ def cpu_times():
     raise Failed("no cpu line in /proc/stat")
 
 
+def tcp_timewait():
+    """TCP sockets in TIME_WAIT (both families), from /proc/net/sockstat."""
+    try:
+        with open("/proc/net/sockstat") as f:
+            m = re.search(r"^TCP:.* tw (\d+)", f.read(), re.M)
+    except OSError:
+        return None
+    return int(m.group(1)) if m else None
+
+
 def delta(after, before):
     return {k: after[k] - before.get(k, 0) for k in after}
 
@@ -302,11 +312,13 @@ def tool_version(cmd):
         return "?"
 
 
-def run_tool(cmd, timeout):
-    """Run the load tool; (status, output, rusage, wall seconds)."""
+def run_tool(cmd, timeout, cpus=None):
+    """Run the load tool (on cpus, a set, if given); (status, output,
+    rusage, wall seconds)."""
     t0 = time.monotonic()
+    pin = (lambda: os.sched_setaffinity(0, cpus)) if cpus else None
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE,
-                         stderr=subprocess.STDOUT)
+                         stderr=subprocess.STDOUT, preexec_fn=pin)
     killer = threading.Timer(timeout, p.kill)
     killer.start()
     try:
@@ -352,6 +364,8 @@ class Nginx:
         subst = (("@BASE@", self.base), ("@DOCROOT@", self.docroot),
                  ("@USER@", self.user()),
                  ("@WORKERS@", str(self.args.workers)),
+                 ("@AFFINITY@", "worker_cpu_affinity auto;"
+                  if self.args.nginx_affinity else ""),
                  ("@LISTEN@", lines.rstrip("\n")))
         out = []
         for line in t.splitlines():
@@ -737,7 +751,7 @@ class Bench:
         else:
             cmd = self.wrk_cmd(fs, wl["conns"], amount, checked)
             tmo = amount + 60
-        rc, out, ru, wall = run_tool(cmd, tmo)
+        rc, out, ru, wall = run_tool(cmd, tmo, self.args.tool_cpus)
         if rc != 0:
             raise Failed("%s exited %d: %s" % (cmd[0], rc, out.strip()[-300:]))
         if wl["tool"] == "httperf":
@@ -796,6 +810,7 @@ class Bench:
                                                     "seconds")}
             rec["checked_run"]["conns"] = cwl["conns"]
             amount = max(1, round(a.duration))
+        rec["timewait_before"] = tcp_timewait()
         k0 = kweb_counters()
         n0 = side.nginx.workers_cpu() if side.nginx else 0
         c0 = cpu_times()
@@ -901,9 +916,10 @@ def tune_guest(ports):
     The servers' ports are reserved: a client connection (or its
     TIME_WAIT) on local port 8080 would make nginx's bind() fail."""
     reserved = ",".join(str(p) for p in ports)
-    for path, value in (("/proc/sys/net/ipv4/ip_local_reserved_ports", reserved),
-                        ("/proc/sys/net/ipv4/ip_local_port_range", "1024 65535"),
-                        ("/proc/sys/net/ipv4/tcp_tw_reuse", "2")):
+    sysctls = [("/proc/sys/net/ipv4/ip_local_reserved_ports", reserved),
+               ("/proc/sys/net/ipv4/ip_local_port_range", "1024 65535"),
+               ("/proc/sys/net/ipv4/tcp_tw_reuse", "2")]
+    for path, value in sysctls:
         try:
             with open(path, "w") as f:
                 f.write(value)
@@ -960,6 +976,11 @@ def main():
     ap.add_argument("--seed", type=int, default=99)
     ap.add_argument("--guest", action="store_true",
                     help="tune the (throw-away) machine's sysctls")
+    ap.add_argument("--tool-cpus", type=lambda s: {int(c) for c in
+                                                   s.split(",")},
+                    help="run the load tool on these CPUs only (e.g. 0)")
+    ap.add_argument("--nginx-affinity", action="store_true",
+                    help="worker_cpu_affinity auto: a worker per CPU")
     ap.add_argument("--smoke", action="store_true",
                     help="one short round of four rows: exercises every "
                     "code path, times nothing worth reading")
@@ -1023,7 +1044,8 @@ def main():
             "duration": args.duration, "warmup": args.warmup,
             "smoke": args.smoke, "reuseport": args.reuseport,
             "check_timed": args.check_timed,
-            "workers": args.workers, "spec": spec_summary(info),
+            "workers": args.workers, "tool_cpus": sorted(args.tool_cpus or []),
+            "nginx_affinity": args.nginx_affinity, "spec": spec_summary(info),
             "started": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
     try:
         for comp in comps:
