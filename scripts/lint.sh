@@ -5,6 +5,7 @@
 #   - a W=1 C=2 (sparse on every file) build against each stock kernel, which
 #     must print no "warning:" / "error:" line at all
 #   - shellcheck on the project's shell scripts (if shellcheck is installed)
+#   - the generated netlink code is what uapi/kweb.yaml makes today
 # Logs go to $KWEB_RESULTS/lint/ (default under $KWEB_CACHE/results).
 # Exit status 0 iff all passed.
 set -euo pipefail
@@ -126,6 +127,17 @@ lint_shell() {
   shopt -u nullglob
 }
 
+# Generated files are never edited by hand: regenerating changes nothing.
+lint_ynl() {
+  local out=$LOGDIR/ynl-regen.txt
+  if "$REPO/scripts/ynl-regen.sh" --check >"$out" 2>&1; then
+    ok "generated netlink code matches uapi/kweb.yaml"
+  else
+    not_ok "generated netlink code matches uapi/kweb.yaml (make ynl-regen)"
+    diag 30 <"$out"
+  fi
+}
+
 main() {
   mkdir -p "$LOGDIR"
   local kernels
@@ -136,6 +148,7 @@ main() {
     eval "$kernels"
   fi
   lint_checkpatch
+  lint_ynl
   if [[ -n ${K61_KDIR:-} ]]; then lint_build stock61 "$K61_KDIR"; fi
   if [[ -n ${K612_KDIR:-} ]]; then lint_build stock612 "$K612_KDIR"; fi
   lint_shell
