@@ -11,27 +11,6 @@
 
 #include <uapi/linux/kweb.h>
 
-/* Integer value ranges */
-static const struct netlink_range_validation kweb_a_config_header_timeout_range = {
-	.min	= 1ULL,
-	.max	= KWEB_TIMEOUT_MAX,
-};
-
-static const struct netlink_range_validation kweb_a_config_keepalive_timeout_range = {
-	.min	= 1ULL,
-	.max	= KWEB_TIMEOUT_MAX,
-};
-
-static const struct netlink_range_validation kweb_a_config_send_timeout_range = {
-	.min	= 1ULL,
-	.max	= KWEB_TIMEOUT_MAX,
-};
-
-static const struct netlink_range_validation kweb_a_config_cache_size_range = {
-	.min	= 1ULL,
-	.max	= KWEB_CACHE_SIZE_MAX,
-};
-
 /* KWEB_CMD_STATS_GET - do */
 const struct nla_policy kweb_stats_get_nl_policy[KWEB_A_STATS_LISTENER_ID + 1] = {
 	[KWEB_A_STATS_LISTENER_ID] = NLA_POLICY_MIN(NLA_U32, 1),
@@ -44,12 +23,12 @@ const struct nla_policy kweb_config_get_nl_policy[KWEB_A_CONFIG_LISTENER_ID + 1]
 
 /* KWEB_CMD_CONFIG_SET - do */
 const struct nla_policy kweb_config_set_nl_policy[KWEB_A_CONFIG_DYNAMIC_EXTENSIONS + 1] = {
-	[KWEB_A_CONFIG_HEADER_TIMEOUT] = NLA_POLICY_FULL_RANGE(NLA_U32, &kweb_a_config_header_timeout_range),
-	[KWEB_A_CONFIG_KEEPALIVE_TIMEOUT] = NLA_POLICY_FULL_RANGE(NLA_U32, &kweb_a_config_keepalive_timeout_range),
-	[KWEB_A_CONFIG_SEND_TIMEOUT] = NLA_POLICY_FULL_RANGE(NLA_U32, &kweb_a_config_send_timeout_range),
+	[KWEB_A_CONFIG_HEADER_TIMEOUT] = NLA_POLICY_RANGE(NLA_U32, 1, KWEB_TIMEOUT_MAX),
+	[KWEB_A_CONFIG_KEEPALIVE_TIMEOUT] = NLA_POLICY_RANGE(NLA_U32, 1, KWEB_TIMEOUT_MAX),
+	[KWEB_A_CONFIG_SEND_TIMEOUT] = NLA_POLICY_RANGE(NLA_U32, 1, KWEB_TIMEOUT_MAX),
 	[KWEB_A_CONFIG_MAX_CONNECTIONS] = NLA_POLICY_MIN(NLA_U32, 1),
 	[KWEB_A_CONFIG_MAX_REQUESTS] = NLA_POLICY_MIN(NLA_U32, 1),
-	[KWEB_A_CONFIG_CACHE_SIZE] = NLA_POLICY_FULL_RANGE(NLA_U32, &kweb_a_config_cache_size_range),
+	[KWEB_A_CONFIG_CACHE_SIZE] = NLA_POLICY_RANGE(NLA_U32, 1, KWEB_CACHE_SIZE_MAX),
 	[KWEB_A_CONFIG_CACHE_MAX_FILE] = { .type = NLA_U32, },
 	[KWEB_A_CONFIG_BACKEND_PORT] = NLA_POLICY_MIN(NLA_U16, 1),
 	[KWEB_A_CONFIG_BACKEND_MISSING] = NLA_POLICY_MAX(NLA_U8, 1),
@@ -67,8 +46,24 @@ const struct nla_policy kweb_cache_flush_nl_policy[KWEB_A_CACHE_PATH + 1] = {
 	[KWEB_A_CACHE_PATH] = { .type = NLA_NUL_STRING, .len = KWEB_PATH_MAX_LEN, },
 };
 
+/* KWEB_CMD_LISTENER_ADD - do */
+const struct nla_policy kweb_listener_add_nl_policy[KWEB_A_LISTENER_ADDR6 + 1] = {
+	[KWEB_A_LISTENER_PORT] = NLA_POLICY_MIN(NLA_U16, 1),
+	[KWEB_A_LISTENER_DOCROOT] = { .type = NLA_NUL_STRING, .len = KWEB_PATH_MAX_LEN, },
+	[KWEB_A_LISTENER_BACKEND_ADDR4] = { .type = NLA_U32, },
+	[KWEB_A_LISTENER_BACKEND_ADDR6] = NLA_POLICY_EXACT_LEN(16),
+	[KWEB_A_LISTENER_BACKEND_PORT] = NLA_POLICY_MIN(NLA_U16, 1),
+	[KWEB_A_LISTENER_ADDR4] = { .type = NLA_U32, },
+	[KWEB_A_LISTENER_ADDR6] = NLA_POLICY_EXACT_LEN(16),
+};
+
+/* KWEB_CMD_LISTENER_DEL - do */
+const struct nla_policy kweb_listener_del_nl_policy[KWEB_A_LISTENER_ID + 1] = {
+	[KWEB_A_LISTENER_ID] = NLA_POLICY_MIN(NLA_U32, 1),
+};
+
 /* Ops table for kweb */
-const struct genl_ops kweb_nl_ops[5] = {
+const struct genl_ops kweb_nl_ops[7] = {
 	{
 		.cmd		= KWEB_CMD_STATS_GET,
 		.doit		= kweb_nl_stats_get_doit,
@@ -100,6 +95,20 @@ const struct genl_ops kweb_nl_ops[5] = {
 		.doit		= kweb_nl_cache_flush_doit,
 		.policy		= kweb_cache_flush_nl_policy,
 		.maxattr	= KWEB_A_CACHE_PATH,
+		.flags		= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd		= KWEB_CMD_LISTENER_ADD,
+		.doit		= kweb_nl_listener_add_doit,
+		.policy		= kweb_listener_add_nl_policy,
+		.maxattr	= KWEB_A_LISTENER_ADDR6,
+		.flags		= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd		= KWEB_CMD_LISTENER_DEL,
+		.doit		= kweb_nl_listener_del_doit,
+		.policy		= kweb_listener_del_nl_policy,
+		.maxattr	= KWEB_A_LISTENER_ID,
 		.flags		= GENL_ADMIN_PERM,
 	},
 };
