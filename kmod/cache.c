@@ -192,7 +192,8 @@ struct kweb_centry *kweb_cache_fill(struct kweb_cache *c, const char *key,
 	unsigned int i, nr = DIV_ROUND_UP(f->size, PAGE_SIZE);
 	struct kweb_centry *e;
 
-	if (f->via_symlink || f->size > c->max_file || (f->rename_seq & 1))
+	if (f->via_symlink || f->size > READ_ONCE(c->max_file) ||
+	    (f->rename_seq & 1))
 		return NULL;
 	e = kzalloc(struct_size(e, key, len + 1), GFP_KERNEL);
 	if (!e)
@@ -238,12 +239,50 @@ drop:
 	return NULL;
 }
 
-void kweb_cache_flush(struct kweb_cache *c)
+/*
+ * Drop every entry; their pages are let go once the responses sending
+ * from them are done. Returns how many there were.
+ */
+unsigned int kweb_cache_flush(struct kweb_cache *c)
 {
 	struct kweb_centry *e, *tmp;
+	unsigned int n = 0;
 
 	spin_lock_bh(&c->lock);
-	list_for_each_entry_safe(e, tmp, &c->lru, lru)
+	list_for_each_entry_safe(e, tmp, &c->lru, lru) {
 		kweb_cache_unhash(c, e);
+		n++;
+	}
+	spin_unlock_bh(&c->lock);
+	return n;
+}
+
+/* Drop the entry for key (a normalized path), if any; returns 1 or 0. */
+unsigned int kweb_cache_flush_key(struct kweb_cache *c, const char *key,
+				  size_t len)
+{
+	u32 hash = jhash(key, len, 0);
+	struct kweb_centry *e;
+	struct hlist_node *tmp;
+	unsigned int n = 0;
+
+	spin_lock_bh(&c->lock);
+	hash_for_each_possible_safe(c->table, e, tmp, hnode, hash)
+		if (e->key_len == len && !memcmp(e->key, key, len)) {
+			kweb_cache_unhash(c, e);
+			n++;
+		}
+	spin_unlock_bh(&c->lock);
+	return n;
+}
+
+/* New bounds; a smaller limit evicts at once. */
+void kweb_cache_set_limits(struct kweb_cache *c, size_t limit,
+			   size_t max_file)
+{
+	spin_lock_bh(&c->lock);
+	WRITE_ONCE(c->limit, limit);
+	WRITE_ONCE(c->max_file, max_file);
+	kweb_cache_make_room(c, 0);
 	spin_unlock_bh(&c->lock);
 }

@@ -54,7 +54,7 @@ struct kweb_cache {
 	DECLARE_HASHTABLE(table, KWEB_CACHE_BITS);
 	struct list_head lru;		/* most recently inserted first */
 	size_t bytes;			/* pinned by hashed entries */
-	size_t limit;
+	size_t limit;			/* under lock */
 	size_t max_file;
 };
 
@@ -68,6 +68,10 @@ struct kweb_centry *kweb_cache_fill(struct kweb_cache *c, const char *key,
 bool kweb_centry_valid(const struct kweb_centry *e);
 bool kweb_centry_unchanged(const struct kweb_centry *e);
 void kweb_centry_put(struct kweb_centry *e);
-void kweb_cache_flush(struct kweb_cache *c);
+unsigned int kweb_cache_flush(struct kweb_cache *c);
+unsigned int kweb_cache_flush_key(struct kweb_cache *c, const char *key,
+				  size_t len);
+void kweb_cache_set_limits(struct kweb_cache *c, size_t limit,
+			   size_t max_file);
 
 #endif /* KWEB_CACHE_H */

@@ -24,12 +24,10 @@
 #include "compat.h"
 #include "kweb.h"
 
-int kweb_backend_init(struct kweb_backend *b, const char *ipv4,
-		      const char *ipv6, const char *prefixes,
-		      const char *extensions)
+/* Parse the backend's addresses (module parameters' text). */
+int kweb_backend_parse(struct kweb_backend *b, const char *ipv4,
+		       const char *ipv6)
 {
-	int err;
-
 	if (!in4_pton(ipv4, -1, (u8 *)&b->addr4, -1, NULL)) {
 		pr_err("backend_ipv4=%s is not an IPv4 address\n", ipv4);
 		return -EINVAL;
@@ -38,13 +36,7 @@ int kweb_backend_init(struct kweb_backend *b, const char *ipv4,
 		pr_err("backend_ipv6=%s is not an IPv6 address\n", ipv6);
 		return -EINVAL;
 	}
-	err = kweb_route_rules_parse(&b->rules, prefixes, extensions);
-	if (err)
-		pr_err("dynamic_prefixes=%s dynamic_extensions=%s: %s\n",
-		       prefixes, extensions, err == -E2BIG ?
-		       "too many entries" :
-		       "each entry must be /prefix or .extension");
-	return err;
+	return 0;
 }
 
 /* The backend listener for sk's family, with a reference; NULL if none. */
@@ -53,7 +45,7 @@ static struct sock *kweb_backend_lookup(struct kweb_server *srv,
 {
 	struct net *net = sock_net(sk);
 	struct inet_hashinfo *hinfo = net->ipv4.tcp_death_row.hashinfo;
-	u16 port = kweb_backend_port();
+	u16 port = kweb_server_backend_port(srv);
 	struct sock *lsk = NULL;
 
 	rcu_read_lock();

@@ -253,6 +253,18 @@ static void kweb_reply_init_req(struct kweb_conn *conn, struct kweb_reply *rp,
 	rp->http10 = req->minor == 0;
 }
 
+/* The configured routes, which config-set may replace meanwhile. */
+static enum kweb_route kweb_request_route(struct kweb_conn *conn,
+					  const struct kweb_target *t)
+{
+	enum kweb_route why;
+
+	rcu_read_lock();
+	why = kweb_route_target(&kweb_rules()->r, t, conn->path);
+	rcu_read_unlock();
+	return why;
+}
+
 bool kweb_request_cached(struct kweb_conn *conn, struct kweb_request *req)
 {
 	struct kweb_reply rp;
@@ -266,8 +278,7 @@ bool kweb_request_cached(struct kweb_conn *conn, struct kweb_request *req)
 	if (kweb_path_normalize(req->target.p, req->target.len, conn->path,
 				PATH_MAX - sizeof("index.html"), &t))
 		return false;
-	if (kweb_route_target(&conn->srv->backend.rules, &t, conn->path) !=
-	    KWEB_ROUTE_SERVE)
+	if (kweb_request_route(conn, &t) != KWEB_ROUTE_SERVE)
 		return false;
 	e = kweb_cache_lookup(&conn->srv->cache, conn->path, t.path_len);
 	if (!e)
@@ -305,7 +316,7 @@ enum kweb_route kweb_request_handle(struct kweb_conn *conn,
 		kweb_reply_error(conn, &rp, err == -ENAMETOOLONG ? 414 : 400);
 		return KWEB_ROUTE_SERVE;
 	}
-	why = kweb_route_target(&conn->srv->backend.rules, &t, conn->path);
+	why = kweb_request_route(conn, &t);
 	if (why != KWEB_ROUTE_SERVE)
 		return why;
 
