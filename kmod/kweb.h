@@ -219,6 +219,13 @@ u16 kweb_server_backend_port(const struct kweb_server *srv);
 int kweb_servers_init(void);
 void kweb_servers_exit(void);
 
+/* main.c: the backend addresses of the module parameters. */
+void kweb_backend_defaults(struct kweb_backend *b);
+
+/* netlink.c: the kweb generic netlink family (uapi/kweb.yaml). */
+int kweb_netlink_init(void);
+void kweb_netlink_exit(void);
+
 /* listener.c */
 int kweb_listeners_start(struct kweb_server *srv);
 void kweb_listeners_stop(struct kweb_server *srv);

@@ -91,6 +91,13 @@ static int kweb_check_params(void)
 	return 0;
 }
 
+void kweb_backend_defaults(struct kweb_backend *b)
+{
+	/* Checked when the module was loaded. */
+	WARN_ON(kweb_backend_parse(b, backend_ipv4, backend_ipv6));
+	b->port = 0;
+}
+
 /* The listener the parameters make, in the namespace of insmod. */
 static int kweb_default_server(void)
 {
@@ -128,6 +135,9 @@ static int __init kweb_init(void)
 	err = kweb_default_server();
 	if (err)
 		goto out_servers;
+	err = kweb_netlink_init();
+	if (err)
+		goto out_servers;
 	pr_info("serving %s on port %u, backend port %u\n", docroot, port,
 		kweb_backend_port());
 	return 0;
@@ -143,6 +153,8 @@ out_config:
 
 static void __exit kweb_exit(void)
 {
+	/* No netlink call runs once this returns; then the servers go. */
+	kweb_netlink_exit();
 	kweb_servers_exit();
 	/* Flushes the cache entries' last puts. */
 	kweb_conn_exit();
