@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # `make lint`: static checks, one test line each ("ok - lint: ..." or
 # "not ok - lint: ..." with "# " diagnostics):
-#   - checkpatch.pl --no-tree -f on every kmod/, kunit/ and uapi/linux/ source
+#   - checkpatch.pl --no-tree -f on every kmod/, kunit/, uapi/linux/ and
+#     userctl/ source
+#   - userctl/kwebctl builds with -Wall -Wextra and no warning
 #   - a W=1 C=2 (sparse on every file) build against each stock kernel, which
 #     must print no "warning:" / "error:" line at all
 #   - shellcheck on the project's shell scripts (if shellcheck is installed)
@@ -65,7 +67,8 @@ extract_checkpatch() {
 lint_checkpatch() {
   local cp files=() f out
   shopt -s nullglob
-  files=("$REPO"/kmod/*.[ch] "$REPO"/kunit/*.[ch] "$REPO"/uapi/linux/*.h)
+  files=("$REPO"/kmod/*.[ch] "$REPO"/kunit/*.[ch] "$REPO"/uapi/linux/*.h
+    "$REPO"/userctl/*.[ch])
   shopt -u nullglob
   if ! cp=$(find_checkpatch); then
     not_ok "checkpatch.pl found"
@@ -127,6 +130,22 @@ lint_shell() {
   shopt -u nullglob
 }
 
+lint_userctl() {
+  local log=$LOGDIR/userctl.log bad
+  if ! make -C "$REPO/userctl" -B >"$log" 2>&1; then
+    not_ok "userctl/kwebctl builds"
+    grep -E 'error|warning' "$log" | diag 30
+    return
+  fi
+  bad=$(grep -E 'warning:|error:' "$log" || true)
+  if [[ -n $bad ]]; then
+    not_ok "userctl/kwebctl builds without warnings"
+    echo "$bad" | diag 30
+  else
+    ok "userctl/kwebctl builds without warnings"
+  fi
+}
+
 # Generated files are never edited by hand: regenerating changes nothing.
 lint_ynl() {
   local out=$LOGDIR/ynl-regen.txt
@@ -149,6 +168,7 @@ main() {
   fi
   lint_checkpatch
   lint_ynl
+  lint_userctl
   if [[ -n ${K61_KDIR:-} ]]; then lint_build stock61 "$K61_KDIR"; fi
   if [[ -n ${K612_KDIR:-} ]]; then lint_build stock612 "$K612_KDIR"; fi
   lint_shell
