@@ -100,6 +100,7 @@ static void kweb_conn_response_done(struct kweb_conn *conn)
 {
 	bool keep_alive = conn->resp.keep_alive;
 
+	kweb_log_end(conn, conn->resp.status, conn->resp.body_len);
 	kweb_response_release(&conn->resp);
 	conn->nr_requests++;
 	if (!keep_alive) {
@@ -136,6 +137,8 @@ static enum kweb_read kweb_conn_handoff_begin(struct kweb_conn *conn,
 	conn->handoff = why;
 	conn->handoff_head = req->method == KWEB_METHOD_HEAD;
 	conn->state = KWEB_CONN_HANDOFF_WAIT;
+	/* The head stays in conn->buf: nothing is peeked until it leaves. */
+	kweb_log_begin(conn, req, KWEB_ANSWERER_BACKEND);
 	return KWEB_READ_ANSWERED;
 }
 
@@ -160,8 +163,11 @@ static bool kweb_conn_handoff_ready(struct kweb_conn *conn, bool atomic)
 	if (atomic)
 		return false;
 	status = kweb_handoff_prepare(conn, conn->handoff);
-	if (status)
+	if (status) {
 		kweb_response_error(conn, status, conn->handoff_head, false);
+		/* Refused: kweb answered after all. */
+		conn->log.who = KWEB_ANSWERER_WORKER;
+	}
 	return true;
 }
 
@@ -198,6 +204,7 @@ static enum kweb_read kweb_conn_read(struct kweb_conn *conn, bool atomic)
 	if (conn->idle) {
 		/* The first bytes of a request start its header timeout. */
 		conn->idle = false;
+		conn->log.start = ktime_get();
 		kweb_conn_arm(conn, conn->srv->limits.header_timeout);
 	}
 
@@ -218,6 +225,8 @@ static enum kweb_read kweb_conn_read(struct kweb_conn *conn, bool atomic)
 			return kweb_conn_handoff_begin(conn, why, &req);
 		kweb_stat_add(KWEB_STAT_REQ_WORKER, 1);
 	}
+	kweb_log_begin(conn, &req, atomic ? KWEB_ANSWERER_SOFTIRQ :
+		       KWEB_ANSWERER_WORKER);
 	/* A request answered as malformed is never consumed: we close. */
 	if (res == KWEB_PARSE_OK) {
 		kweb_recv_consume(sk, req.head_len);

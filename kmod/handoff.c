@@ -182,9 +182,11 @@ void kweb_handoff(struct kweb_conn *conn)
 	sock_release(sock);
 	conn->sock = NULL;
 
-	if (kweb_handoff_move(sk, conn->req, conn->backend))
+	if (kweb_handoff_move(sk, conn->req, conn->backend)) {
 		kweb_stat_add(KWEB_STAT_HANDOFF_METHOD + conn->handoff -
 			      KWEB_ROUTE_METHOD, 1);
+		kweb_log_end(conn, 0, 0);
+	}
 	conn->req = NULL;
 	conn->backend = NULL;
 }

@@ -18,6 +18,7 @@
 #include <linux/workqueue.h>
 #include <net/sock.h>
 
+#include "accesslog.h"
 #include "cache.h"
 #include "config.h"
 #include "http_parse.h"
@@ -54,6 +55,8 @@ enum kweb_stat {
 	KWEB_STAT_HANDOFF_NO_BACKEND,	/* nothing listening: 502 */
 	KWEB_STAT_HANDOFF_QUEUE_FULL,	/* backlog full: 503 */
 	KWEB_STAT_HANDOFF_FAILED,	/* anything else: 503 or a reset */
+	KWEB_STAT_LOG_RECORDS,		/* access log records published */
+	KWEB_STAT_LOG_DROPPED,		/* ... and lost */
 	KWEB_STAT_NR,
 };
 
@@ -125,6 +128,8 @@ struct kweb_server {
 	struct net *net;		/* where the listeners are; no reference */
 	struct kweb_listener listeners[2];	/* IPv4, IPv6 */
 	int nr_listeners;
+	struct kweb_log_batch __percpu *log;	/* accesslog.c */
+	struct delayed_work log_flush;
 
 	spinlock_t conns_lock;		/* conns, nr_conns, stopping */
 	struct list_head conns;
@@ -166,6 +171,8 @@ struct kweb_response {
 	loff_t pos;
 	loff_t end;
 	bool keep_alive;
+	u16 status;			/* for the access log */
+	u64 body_len;
 };
 
 struct kweb_conn {
@@ -195,6 +202,7 @@ struct kweb_conn {
 	struct sock *backend;		/* HANDOFF: its listener, referenced */
 	enum kweb_route handoff;	/* HANDOFF(_WAIT): why */
 	bool handoff_head;		/* HANDOFF_WAIT: 502/503 without a body */
+	struct kweb_log_req log;	/* the current request, for its record */
 };
 
 /* proc.c: /proc/net/kweb, in every network namespace. */
@@ -223,6 +231,7 @@ void kweb_servers_exit(void);
 void kweb_backend_defaults(struct kweb_backend *b);
 
 /* netlink.c: the kweb generic netlink family (uapi/kweb.yaml). */
+extern struct genl_family kweb_nl_family;
 int kweb_netlink_init(void);
 void kweb_netlink_exit(void);
 

@@ -54,6 +54,8 @@ const char *const kweb_stat_names[KWEB_STAT_NR] = {
 	[KWEB_STAT_HANDOFF_NO_BACKEND] = "handoff_failed_no_backend",
 	[KWEB_STAT_HANDOFF_QUEUE_FULL] = "handoff_failed_queue_full",
 	[KWEB_STAT_HANDOFF_FAILED] = "handoff_failed",
+	[KWEB_STAT_LOG_RECORDS] = "log_records",
+	[KWEB_STAT_LOG_DROPPED] = "log_dropped",
 };
 
 /* kweb_handoff() counts by reason as an offset from the first. */

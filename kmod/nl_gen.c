@@ -112,3 +112,7 @@ const struct genl_ops kweb_nl_ops[7] = {
 		.flags		= GENL_ADMIN_PERM,
 	},
 };
+
+static const struct genl_multicast_group kweb_nl_mcgrps[] = {
+	[KWEB_NLGRP_LOG] = { "log", },
+};

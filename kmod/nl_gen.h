@@ -39,4 +39,8 @@ int kweb_nl_cache_flush_doit(struct sk_buff *skb, struct genl_info *info);
 int kweb_nl_listener_add_doit(struct sk_buff *skb, struct genl_info *info);
 int kweb_nl_listener_del_doit(struct sk_buff *skb, struct genl_info *info);
 
+enum {
+	KWEB_NLGRP_LOG,
+};
+
 #endif /* _LINUX_KWEB_GEN_H */

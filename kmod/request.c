@@ -63,6 +63,8 @@ static void kweb_reply_send(struct kweb_conn *conn, struct kweb_reply *rp,
 	r->hdr_len = n;
 	r->hdr_sent = 0;
 	r->keep_alive = rp->keep_alive;
+	r->status = h->status;
+	r->body_len = r->end - r->pos;
 	conn->state = KWEB_CONN_SEND;
 }
 

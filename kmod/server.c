@@ -132,6 +132,12 @@ struct kweb_server *kweb_server_create(struct net *net,
 	spin_lock_init(&srv->conns_lock);
 	INIT_LIST_HEAD(&srv->conns);
 	init_waitqueue_head(&srv->conns_wq);
+	err = kweb_log_server_init(srv);
+	if (err) {
+		path_put(&srv->docroot);
+		kfree(srv);
+		return ERR_PTR(err);
+	}
 
 	err = kweb_listeners_start(srv);
 	if (err) {
@@ -144,6 +150,7 @@ struct kweb_server *kweb_server_create(struct net *net,
 		else
 			NL_SET_ERR_MSG_ATTR(extack, args->port_attr,
 					    "cannot listen on the port");
+		kweb_log_server_exit(srv);
 		path_put(&srv->docroot);
 		kfree(srv);
 		return ERR_PTR(err);
@@ -160,6 +167,7 @@ void kweb_server_destroy(struct kweb_server *srv)
 	list_del(&srv->node);
 	kweb_listeners_stop(srv);
 	kweb_conns_stop(srv);
+	kweb_log_server_exit(srv);
 	kweb_cache_flush(&srv->cache);
 	path_put(&srv->docroot);
 	kfree(srv);
