@@ -64,7 +64,8 @@ static void kweb_reply_send(struct kweb_conn *conn, struct kweb_reply *rp,
 	r->hdr_sent = 0;
 	r->keep_alive = rp->keep_alive;
 	r->status = h->status;
-	r->body_len = r->end - r->pos;
+	/* As nginx's $body_bytes_sent: an error page counts. */
+	r->body_len = r->end - r->pos + (error_body && !rp->head ? blen : 0);
 	conn->state = KWEB_CONN_SEND;
 }
 
