@@ -13,6 +13,7 @@
 #include <string.h>
 #include <linux/kweb.h>
 
+#include "log.h"
 #include "nl.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -73,6 +74,8 @@ static const char *const kc_stats[] = {
 	[KWEB_A_STATS_CACHE_BYTES] = "cache-bytes",
 	[KWEB_A_STATS_CACHE_LIMIT] = "cache-limit",
 	[KWEB_A_STATS_PINNED_BYTES] = "pinned-bytes",
+	[KWEB_A_STATS_LOG_RECORDS] = "log-records",
+	[KWEB_A_STATS_LOG_DROPPED] = "log-dropped",
 };
 
 static const char *const kc_listener_attrs[] = {
@@ -151,6 +154,8 @@ static int kc_usage(FILE *f, const char *topic)
 			"  listener list|add|del    the listeners of this network namespace\n"
 			"  config get|set           module-wide settings\n"
 			"  cache flush [PATH]       drop cached files (all, or one request path)\n"
+			"  log [--format combined|json] [--count N]\n"
+			"                           print the access log as requests end\n"
 			"\n"
 			"Exit status: 0 ok, 1 the kernel refused (its reason is printed),\n"
 			"2 usage, 3 kweb module not loaded, 4 permission denied (needs\n"
@@ -195,6 +200,17 @@ static int kc_usage(FILE *f, const char *topic)
 			"Drops the cached files of this namespace's listeners, or the one\n"
 			"for request path PATH (e.g. /index.html), and prints how many.\n"
 			"Their page-cache pages are let go once responses using them end.\n");
+	else if (!strcmp(topic, "log"))
+		fprintf(f,
+			"Usage: kwebctl log [--format combined|json] [--count N]\n"
+			"Prints a line per request of this namespace's listeners as it\n"
+			"ends (records come in batches, within 100 ms), until interrupted\n"
+			"or N records. combined (the default) is nginx's format; kweb does\n"
+			"not record Referer and User-Agent, which are \"-\", and requests\n"
+			"the backend answered have \"-\" for status and bytes (it logs\n"
+			"them). json (or -j) has every field, including who answered:\n"
+			"softirq, worker or backend. Needs CAP_NET_ADMIN: the records hold\n"
+			"clients' addresses.\n");
 	else
 		return kc_usage(f, "main");
 	return f == stderr ? KC_USAGE : KC_OK;
@@ -735,6 +751,13 @@ static int kc_cmd_status(struct kc_nl *nl, int argc, char **argv)
 	return KC_OK;
 }
 
+static int kc_cmd_log_json(struct kc_nl *nl, int argc, char **argv)
+{
+	if (argc && kc_is_help(argv[0]))
+		return kc_usage(stdout, "log");
+	return kc_cmd_log(nl, argc, argv, json);
+}
+
 static const struct {
 	const char *name;
 	int (*fn)(struct kc_nl *nl, int argc, char **argv);
@@ -744,6 +767,7 @@ static const struct {
 	{ "listener", kc_cmd_listener },
 	{ "config", kc_cmd_config },
 	{ "cache", kc_cmd_cache },
+	{ "log", kc_cmd_log_json },
 };
 
 int main(int argc, char **argv)

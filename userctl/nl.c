@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <linux/genetlink.h>
+#include <linux/kweb.h>
 #include <linux/netlink.h>
 
 #include "nl.h"
@@ -280,13 +281,36 @@ struct nlmsghdr *kc_nl_request(struct kc_nl *nl, uint8_t cmd, bool dump)
 struct kc_family {
 	uint16_t id;
 	uint32_t version;
+	uint32_t log_group;
 };
+
+/* One CTRL_ATTR_MCAST_GROUPS entry: remember the "log" group's id. */
+static int kc_group_attr(const struct nlattr *a, void *data)
+{
+	const struct nlattr *tb[CTRL_ATTR_MCAST_GRP_MAX + 1] = { 0 };
+	struct kc_family *f = data;
+	const struct nlattr *b;
+
+	mnl_attr_for_each_nested(b, a)
+		if (mnl_attr_get_type(b) <= CTRL_ATTR_MCAST_GRP_MAX)
+			tb[mnl_attr_get_type(b)] = b;
+	if (tb[CTRL_ATTR_MCAST_GRP_NAME] && tb[CTRL_ATTR_MCAST_GRP_ID] &&
+	    mnl_attr_validate(tb[CTRL_ATTR_MCAST_GRP_NAME],
+			      MNL_TYPE_NUL_STRING) >= 0 &&
+	    mnl_attr_validate(tb[CTRL_ATTR_MCAST_GRP_ID], MNL_TYPE_U32) >= 0 &&
+	    !strcmp(mnl_attr_get_str(tb[CTRL_ATTR_MCAST_GRP_NAME]),
+		    KWEB_MCGRP_LOG))
+		f->log_group = mnl_attr_get_u32(tb[CTRL_ATTR_MCAST_GRP_ID]);
+	return MNL_CB_OK;
+}
 
 static int kc_family_attr(const struct nlattr *a, void *data)
 {
 	struct kc_family *f = data;
 
-	if (mnl_attr_get_type(a) == CTRL_ATTR_FAMILY_ID &&
+	if (mnl_attr_get_type(a) == CTRL_ATTR_MCAST_GROUPS)
+		mnl_attr_parse_nested(a, kc_group_attr, f);
+	else if (mnl_attr_get_type(a) == CTRL_ATTR_FAMILY_ID &&
 	    mnl_attr_validate(a, MNL_TYPE_U16) >= 0)
 		f->id = mnl_attr_get_u16(a);
 	else if (mnl_attr_get_type(a) == CTRL_ATTR_VERSION &&
@@ -345,7 +369,61 @@ static int kc_nl_open(struct kc_nl *nl)
 	}
 	nl->family = f.id;
 	nl->version = f.version;
+	nl->log_group = f.log_group;
 	return KC_OK;
+}
+
+int kc_nl_listen(struct kc_nl *nl, kc_nl_cb cb, void *data)
+{
+	size_t size = MNL_SOCKET_BUFFER_SIZE * 4;
+	unsigned int group;
+	char *buf;
+	int n, ret;
+
+	if (!nl->sock) {
+		ret = kc_nl_open(nl);
+		if (ret)
+			return ret;
+	}
+	if (!nl->log_group) {
+		fprintf(stderr, "kwebctl: log: this kweb has no log group\n");
+		return KC_ERROR;
+	}
+	group = nl->log_group;
+	if (mnl_socket_setsockopt(nl->sock, NETLINK_ADD_MEMBERSHIP, &group,
+				  sizeof(group)) < 0) {
+		fprintf(stderr, "kwebctl: log: joining the log group: %s\n",
+			strerror(errno));
+		if (errno == EPERM || errno == EACCES) {
+			fprintf(stderr, "kwebctl: this needs CAP_NET_ADMIN (run it as root)\n");
+			return KC_PERM;
+		}
+		return KC_ERROR;
+	}
+	buf = malloc(size);
+	if (!buf)
+		return KC_ERROR;
+	for (;;) {
+		n = mnl_socket_recvfrom(nl->sock, buf, size);
+		if (n < 0 && errno == ENOBUFS) {
+			/* Our socket overflowed: say so, go on. */
+			fprintf(stderr, "kwebctl: log: records lost (receive buffer full)\n");
+			continue;
+		}
+		if (n < 0) {
+			fprintf(stderr, "kwebctl: log: %s\n", strerror(errno));
+			ret = KC_ERROR;
+			break;
+		}
+		/* Multicast: no sequence number or port to match. */
+		ret = mnl_cb_run(buf, n, 0, 0, cb, data);
+		if (ret <= MNL_CB_STOP) {
+			ret = ret < 0 ? KC_ERROR : KC_OK;
+			break;
+		}
+	}
+	free(buf);
+	return ret;
 }
 
 void kc_nl_close(struct kc_nl *nl)

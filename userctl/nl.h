@@ -27,7 +27,8 @@ struct kc_nl {
 	uint16_t family;
 	uint32_t version;
 	uint32_t seq;
-	char *buf;		/* one request, then replies */
+	uint32_t log_group;	/* the "log" multicast group's id, or 0 */
+	char *buf;		/* one request */
 	/* Names request attributes in error messages; may be NULL. */
 	const char *(*attr_name)(uint8_t cmd, uint16_t type);
 };
@@ -51,6 +52,12 @@ typedef int (*kc_nl_cb)(const struct nlmsghdr *nlh, void *data);
  */
 int kc_nl_talk(struct kc_nl *nl, struct nlmsghdr *nlh, kc_nl_cb cb,
 	       void *data, const char *what);
+
+/*
+ * Join the kweb family's "log" group and run cb on each message published
+ * there until it returns MNL_CB_STOP (or an error). Returns a KC_* code.
+ */
+int kc_nl_listen(struct kc_nl *nl, kc_nl_cb cb, void *data);
 
 /* Parse a reply's attributes into tb[0..max]. */
 void kc_nl_parse(const struct nlmsghdr *nlh, const struct nlattr **tb,
