@@ -147,6 +147,12 @@ void kweb_log_begin(struct kweb_conn *conn, const struct kweb_request *req,
 	lr->major = req->major;
 	lr->minor = req->minor;
 	lr->who = who;
+	lr->port = conn->sk->sk_dport;
+	lr->ipv6 = conn->sk->sk_family == AF_INET6;
+	if (lr->ipv6)
+		lr->addr6 = conn->sk->sk_v6_daddr;
+	else
+		lr->addr4 = conn->sk->sk_daddr;
 }
 
 static int kweb_log_put_str(struct sk_buff *skb, int type, const char *s,
@@ -166,7 +172,6 @@ static int kweb_log_put(struct sk_buff *skb, struct kweb_conn *conn,
 			u16 status, u64 bytes)
 {
 	const struct kweb_log_req *lr = &conn->log;
-	struct sock *sk = conn->sk;
 	char proto[sizeof("HTTP/1.1")] = "";
 	struct nlattr *rec;
 
@@ -179,7 +184,7 @@ static int kweb_log_put(struct sk_buff *skb, struct kweb_conn *conn,
 	if (nla_put_u64_64bit(skb, KWEB_A_RECORD_TIME, ktime_get_real_ns(),
 			      KWEB_A_RECORD_PAD) ||
 	    nla_put_u32(skb, KWEB_A_RECORD_LISTENER_ID, conn->srv->id) ||
-	    nla_put_u16(skb, KWEB_A_RECORD_PORT, ntohs(sk->sk_dport)) ||
+	    nla_put_u16(skb, KWEB_A_RECORD_PORT, ntohs(lr->port)) ||
 	    kweb_log_put_str(skb, KWEB_A_RECORD_METHOD, lr->method,
 			     lr->method_len) ||
 	    kweb_log_put_str(skb, KWEB_A_RECORD_TARGET, lr->target,
@@ -193,13 +198,9 @@ static int kweb_log_put(struct sk_buff *skb, struct kweb_conn *conn,
 			      KWEB_A_RECORD_PAD) ||
 	    nla_put_u8(skb, KWEB_A_RECORD_ANSWERED, lr->who))
 		goto cancel;
-	if (sk->sk_family == AF_INET) {
-		if (nla_put_in_addr(skb, KWEB_A_RECORD_ADDR4, sk->sk_daddr))
-			goto cancel;
-	} else if (nla_put_in6_addr(skb, KWEB_A_RECORD_ADDR6,
-				    &sk->sk_v6_daddr)) {
+	if (lr->ipv6 ? nla_put_in6_addr(skb, KWEB_A_RECORD_ADDR6, &lr->addr6) :
+	    nla_put_in_addr(skb, KWEB_A_RECORD_ADDR4, lr->addr4))
 		goto cancel;
-	}
 	nla_nest_end(skb, rec);
 	return 0;
 cancel:

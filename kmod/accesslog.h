@@ -6,6 +6,7 @@
 #ifndef KWEB_ACCESSLOG_H
 #define KWEB_ACCESSLOG_H
 
+#include <linux/in6.h>
 #include <linux/ktime.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
@@ -25,6 +26,11 @@ struct kweb_log_req {
 	u8 major, minor;
 	u8 who;				/* enum kweb_answerer */
 	bool active;			/* a record is due when it ends */
+	/* The client: after a handoff the socket is no longer kweb's. */
+	bool ipv6;
+	__be16 port;
+	__be32 addr4;
+	struct in6_addr addr6;
 };
 
 /* A CPU's batch for one server: a message being filled. */
