@@ -13,6 +13,7 @@
 #include <uapi/linux/kweb.h>
 
 #include "kweb.h"
+#include "mimemap.h"
 
 static struct kweb_limits kweb_limits_param = {
 	.max_header_size = 8192,
@@ -128,6 +129,29 @@ module_param_cb(dynamic_extensions, &kweb_rules_param_ops,
 		&dynamic_extensions, 0444);
 MODULE_PARM_DESC(dynamic_extensions,
 		 "comma-separated file extensions for the backend, e.g. .php,.cgi");
+
+/* Set at load; afterwards the text of the map in force. */
+static char *mime_types = "";
+
+static int kweb_mime_param_get(char *buf, const struct kernel_param *kp)
+{
+	int n;
+
+	rcu_read_lock();
+	n = scnprintf(buf, PAGE_SIZE, "%s\n", kweb_mime_map_text());
+	rcu_read_unlock();
+	return n;
+}
+
+static const struct kernel_param_ops kweb_mime_param_ops = {
+	.set = param_set_charp,
+	.get = kweb_mime_param_get,
+	.free = param_free_charp,
+};
+
+module_param_cb(mime_types, &kweb_mime_param_ops, &mime_types, 0444);
+MODULE_PARM_DESC(mime_types,
+		 "Content-Type overrides, e.g. .md=text/markdown,.log=text/plain");
 
 u16 kweb_backend_port(void)
 {
@@ -273,6 +297,11 @@ static int kweb_config_check(void)
 		pr_err("timeouts must be 1..%u seconds\n", KWEB_TIMEOUT_MAX);
 		return -EINVAL;
 	}
+	if (strlen(mime_types) > KWEB_MIME_TYPES_MAX_LEN) {
+		pr_err("mime_types is at most %u bytes\n",
+		       KWEB_MIME_TYPES_MAX_LEN);
+		return -EINVAL;
+	}
 	if (strlen(dynamic_prefixes) > KWEB_RULES_MAX_LEN ||
 	    strlen(dynamic_extensions) > KWEB_RULES_MAX_LEN) {
 		pr_err("dynamic_prefixes and dynamic_extensions are at most %u bytes each\n",
@@ -284,14 +313,30 @@ static int kweb_config_check(void)
 
 int kweb_config_init(void)
 {
+	struct kweb_mime_map *m;
 	struct kweb_rules *r;
 	int err;
 
 	err = kweb_config_check();
 	if (err)
 		return err;
+	mutex_lock(&kweb_ctl_mutex);
+	m = kweb_mime_map_parse(mime_types);
+	if (!IS_ERR(m))
+		kweb_mime_map_replace(m);
+	mutex_unlock(&kweb_ctl_mutex);
+	if (IS_ERR(m)) {
+		pr_err("mime_types=%s: %s\n", mime_types,
+		       PTR_ERR(m) == -E2BIG ? "more than 32 entries" :
+		       PTR_ERR(m) == -EINVAL ?
+		       "each entry must be .ext=type/subtype" :
+		       "out of memory");
+		kweb_mime_exit();
+		return PTR_ERR(m);
+	}
 	r = kweb_rules_alloc(dynamic_prefixes, dynamic_extensions);
 	if (IS_ERR(r)) {
+		kweb_mime_exit();
 		pr_err("dynamic_prefixes=%s dynamic_extensions=%s: %s\n",
 		       dynamic_prefixes, dynamic_extensions,
 		       PTR_ERR(r) == -E2BIG ? "too many entries" :
@@ -312,4 +357,5 @@ void kweb_config_exit(void)
 	kweb_rules_free(rcu_replace_pointer(kweb_rules_cur, NULL, true));
 	/* The replaced rules' call_rcu() callbacks are ours. */
 	rcu_barrier();
+	kweb_mime_exit();
 }

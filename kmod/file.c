@@ -16,7 +16,7 @@
 
 #include "compat.h"
 #include "kweb.h"
-#include "mime.h"
+#include "mimemap.h"
 
 /*
  * LOOKUP_BENEATH refuses ".." above the docroot and absolute symlinks with
@@ -105,7 +105,7 @@ int kweb_file_open(struct kweb_server *srv, char *path, size_t len,
 	f->size = st.size;
 	f->mtime = st.mtime.tv_sec;
 	f->ctime = st.ctime;
-	f->content_type = kweb_mime_type(path, strlen(path));
+	f->content_type = kweb_mime_lookup(path, strlen(path));
 	err = 0;
 out:
 	path_put(&p);

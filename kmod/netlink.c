@@ -18,6 +18,7 @@
 #include <uapi/linux/kweb.h>
 
 #include "kweb.h"
+#include "mimemap.h"
 #include "nl_gen.h"
 
 /* The attribute of each counter. */
@@ -186,6 +187,8 @@ int kweb_nl_config_get_doit(struct sk_buff *skb, struct genl_info *info)
 			   rules->prefixes) ||
 	    nla_put_string(msg, KWEB_A_CONFIG_DYNAMIC_EXTENSIONS,
 			   rules->extensions) ||
+	    nla_put_string(msg, KWEB_A_CONFIG_MIME_TYPES,
+			   kweb_mime_map_text()) ||
 	    (id && nla_put_u32(msg, KWEB_A_CONFIG_LISTENER_ID,
 			       nla_get_u32(id))))
 		goto fail;
@@ -221,6 +224,19 @@ static int kweb_nl_rules_check(const struct nlattr *attr, bool prefixes,
 	return err;
 }
 
+static void kweb_nl_mime_error(struct netlink_ext_ack *extack,
+			       const struct nlattr *attr, int err)
+{
+	if (err == -E2BIG)
+		NL_SET_ERR_MSG_ATTR(extack, attr, "more than 32 entries");
+	else if (err == -ENOSPC)
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "too many distinct types since the module was loaded");
+	else if (err == -EINVAL)
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "each entry must be .ext=type/subtype");
+}
+
 static void kweb_nl_get_u32(struct genl_info *info, int type,
 			    unsigned int *v)
 {
@@ -233,8 +249,11 @@ int kweb_nl_config_set_doit(struct sk_buff *skb, struct genl_info *info)
 	const struct nlattr *pfx = info->attrs[KWEB_A_CONFIG_DYNAMIC_PREFIXES];
 	const struct nlattr *ext = info->attrs[KWEB_A_CONFIG_DYNAMIC_EXTENSIONS];
 	const struct nlattr *port = info->attrs[KWEB_A_CONFIG_BACKEND_PORT];
+	const struct nlattr *mime = info->attrs[KWEB_A_CONFIG_MIME_TYPES];
+	struct kweb_mime_map *map = NULL;
 	const struct nlattr *missing;
 	struct kweb_rules *rules = NULL;
+	struct kweb_server *srv;
 	const struct kweb_rules *cur;
 	struct kweb_config cfg;
 	int err;
@@ -273,12 +292,21 @@ int kweb_nl_config_set_doit(struct sk_buff *skb, struct genl_info *info)
 			goto out;
 		}
 	}
+	if (mime) {
+		map = kweb_mime_map_parse(nla_data(mime));
+		if (IS_ERR(map)) {
+			err = PTR_ERR(map);
+			kweb_nl_mime_error(info->extack, mime, err);
+			goto out;
+		}
+	}
 	if (pfx || ext) {
 		cur = kweb_rules();
 		rules = kweb_rules_alloc(pfx ? nla_data(pfx) : cur->prefixes,
 					 ext ? nla_data(ext) : cur->extensions);
 		if (IS_ERR(rules)) {
 			/* Each list passed alone: only memory is left. */
+			kweb_mime_map_free(map);
 			err = PTR_ERR(rules);
 			goto out;
 		}
@@ -287,6 +315,12 @@ int kweb_nl_config_set_doit(struct sk_buff *skb, struct genl_info *info)
 	kweb_config_set(&cfg);
 	if (rules)
 		kweb_rules_replace(rules);
+	if (map) {
+		kweb_mime_map_replace(map);
+		/* Cached files carry their old Content-Type. */
+		list_for_each_entry(srv, &kweb_servers, node)
+			kweb_cache_flush(&srv->cache);
+	}
 out:
 	mutex_unlock(&kweb_ctl_mutex);
 	return err;
