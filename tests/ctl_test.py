@@ -109,6 +109,22 @@ def fetch(host, port, target, method="GET", timeout=10.0):
     return int(m.group(1)), body, cport
 
 
+def content_type(target):
+    """GET target from the default listener: its Content-Type."""
+    with socket.create_connection((CFG.host, CFG.port), timeout=10) as s:
+        s.sendall(("GET %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+                   % target).encode())
+        data = b""
+        while b"\r\n\r\n" not in data:
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+    m = re.search(rb"\r\nContent-Type: ([^\r]*)\r\n", data)
+    check(m, "no Content-Type for %s: %r" % (target, data[:200]))
+    return m.group(1).decode()
+
+
 def refused(host, port):
     fam = socket.AF_INET6 if ":" in host else socket.AF_INET
     with socket.socket(fam, socket.SOCK_STREAM) as s:
@@ -354,6 +370,35 @@ def t_config_set():
     check(cfg == old, "not restored: %r" % cfg)
 
 
+@TESTS.test("kwebctl config set mime-types: overrides win, caches emptied, put back")
+def t_mime_types():
+    check(content_type("/small.txt") == "text/plain", "small.txt not text/plain")
+    override = ".TXT=text/x-kweb-test; charset=utf-8,.md=text/markdown"
+    try:
+        kwebctl_ok("config", "set", "mime-types", override)
+        check(param("mime_types") == override, "parameter: %r" %
+              param("mime_types"))
+        cfg = json.loads(kwebctl_ok("-j", "config", "get"))
+        check(cfg["mime_types"] == override, "config get: %r" % cfg)
+        # Even though /small.txt was cached with text/plain.
+        got = content_type("/small.txt")
+        check(got == "text/x-kweb-test; charset=utf-8",
+              "Content-Type %r after the override" % got)
+        kwebctl_fails(EXIT_ERROR,
+                      r"each entry must be \.ext=type/subtype.*\(mime-types\)",
+                      "config", "set", "mime-types", "txt=text/plain")
+        kwebctl_fails(EXIT_ERROR, r"each entry must be", "config", "set",
+                      "mime-types", ".txt=text/plain\r\nX-Evil: 1")
+        kwebctl_fails(EXIT_ERROR, r"more than 32 entries", "config", "set",
+                      "mime-types",
+                      ",".join(".e%d=a/b" % i for i in range(33)))
+        check(param("mime_types") == override, "changed by a refused set")
+    finally:
+        kwebctl_ok("config", "set", "mime-types", "")
+    got = content_type("/small.txt")
+    check(got == "text/plain", "Content-Type %r after putting back" % got)
+
+
 @TESTS.test("invalid values: refused with the kernel's extack text, nothing changed")
 def t_invalid():
     before = kwebctl_ok("config", "get")
@@ -407,7 +452,7 @@ def t_raw_unsupported():
     check(err == 22, "errno %d, want EINVAL (22); extack %r" % (err, msg))
     check(msg, "no extack message")
     note("max-header-size in config-set -> %r" % msg)
-    # Beyond the op's maxattr, and a u32 of the wrong size.
+    # Another that config-get takes, and a u32 of the wrong size.
     err, msg, _ = g.talk(fam, e["KWEB_CMD_CONFIG_SET"],
                          [nla(e["KWEB_A_CONFIG_LISTENER_ID"], size)])
     check(err == 22 and msg, "listener-id in config-set: %d %r" % (err, msg))

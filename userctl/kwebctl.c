@@ -43,6 +43,7 @@ static const struct kc_key kc_config[] = {
 	{ "backend-missing", KWEB_A_CONFIG_BACKEND_MISSING, KC_U8, true },
 	{ "dynamic-prefixes", KWEB_A_CONFIG_DYNAMIC_PREFIXES, KC_STR, true },
 	{ "dynamic-extensions", KWEB_A_CONFIG_DYNAMIC_EXTENSIONS, KC_STR, true },
+	{ "mime-types", KWEB_A_CONFIG_MIME_TYPES, KC_STR, true },
 };
 
 /* Counters, in the uAPI's order (also /proc/net/kweb's names, with '_'). */
@@ -192,8 +193,10 @@ static int kc_usage(FILE *f, const char *topic)
 			"max-connections, max-requests, cache-size (MiB), cache-max-file\n"
 			"(KiB), backend-port, backend-missing (yes|no),\n"
 			"dynamic-prefixes, dynamic-extensions (comma-separated; \"\" for\n"
-			"none). max-header-size is shown, fixed at load. All or none of\n"
-			"the keys given are applied.\n");
+			"none), mime-types (\".md=text/markdown,.log=text/plain\": they\n"
+			"win over the built-in types; setting them empties the caches).\n"
+			"max-header-size is shown, fixed at load. All or none of the keys\n"
+			"given are applied.\n");
 	else if (!strcmp(topic, "cache"))
 		fprintf(f,
 			"Usage: kwebctl cache flush [PATH]\n"
