@@ -68,9 +68,9 @@ static void kweb_log_send(struct kweb_server *srv, struct sk_buff *skb,
 		nlmsg_free(skb);
 	rcu_read_unlock();
 	if (!err)
-		kweb_stat_add(KWEB_STAT_LOG_RECORDS, n);
+		kweb_stat_add(srv->stats, KWEB_STAT_LOG_RECORDS, n);
 	else if (err != -ESRCH)	/* -ESRCH: the last subscriber left */
-		kweb_stat_add(KWEB_STAT_LOG_DROPPED, n);
+		kweb_stat_add(srv->stats, KWEB_STAT_LOG_DROPPED, n);
 }
 
 /* Take b's batch out, under b->lock. */
@@ -235,7 +235,7 @@ void kweb_log_end(struct kweb_conn *conn, u16 status, u64 bytes)
 		}
 	}
 	if (!b->skb || kweb_log_put(b->skb, conn, status, bytes)) {
-		kweb_stat_add(KWEB_STAT_LOG_DROPPED, 1);
+		kweb_stat_add(srv->stats, KWEB_STAT_LOG_DROPPED, 1);
 	} else {
 		first = !b->n++;
 		if (skb_tailroom(b->skb) < KWEB_LOG_RECORD_MAX)

@@ -29,13 +29,15 @@
 
 atomic_long_t kweb_cache_pinned = ATOMIC_LONG_INIT(0);
 
-void kweb_cache_init(struct kweb_cache *c, size_t limit, size_t max_file)
+void kweb_cache_init(struct kweb_cache *c, size_t limit, size_t max_file,
+		     struct kweb_stats __percpu *stats)
 {
 	spin_lock_init(&c->lock);
 	hash_init(c->table);
 	INIT_LIST_HEAD(&c->lru);
 	c->limit = limit;
 	c->max_file = max_file;
+	c->stats = stats;
 }
 
 static size_t kweb_centry_bytes(const struct kweb_centry *e)
@@ -101,7 +103,7 @@ static void kweb_cache_invalidate(struct kweb_cache *c, struct kweb_centry *e)
 	spin_lock_bh(&c->lock);
 	if (e->hashed) {
 		kweb_cache_unhash(c, e);
-		kweb_stat_add(KWEB_STAT_CACHE_INVALIDATIONS, 1);
+		kweb_stat_add(c->stats, KWEB_STAT_CACHE_INVALIDATIONS, 1);
 	}
 	spin_unlock_bh(&c->lock);
 }
@@ -131,7 +133,7 @@ struct kweb_centry *kweb_cache_lookup(struct kweb_cache *c, const char *key,
 		}
 		if (!READ_ONCE(e->referenced))
 			WRITE_ONCE(e->referenced, true);
-		kweb_stat_add(KWEB_STAT_CACHE_HITS, 1);
+		kweb_stat_add(c->stats, KWEB_STAT_CACHE_HITS, 1);
 		return e;
 	}
 	rcu_read_unlock();
@@ -155,7 +157,7 @@ static void kweb_cache_make_room(struct kweb_cache *c, size_t need)
 			continue;
 		}
 		kweb_cache_unhash(c, e);
-		kweb_stat_add(KWEB_STAT_CACHE_EVICTIONS, 1);
+		kweb_stat_add(c->stats, KWEB_STAT_CACHE_EVICTIONS, 1);
 	}
 }
 

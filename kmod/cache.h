@@ -56,11 +56,14 @@ struct kweb_cache {
 	size_t bytes;			/* pinned by hashed entries */
 	size_t limit;			/* under lock */
 	size_t max_file;
+	struct kweb_stats __percpu *stats;	/* its listener's counters */
 };
 
 struct kweb_file;
+struct kweb_stats;
 
-void kweb_cache_init(struct kweb_cache *c, size_t limit, size_t max_file);
+void kweb_cache_init(struct kweb_cache *c, size_t limit, size_t max_file,
+		     struct kweb_stats __percpu *stats);
 struct kweb_centry *kweb_cache_lookup(struct kweb_cache *c, const char *key,
 				      size_t len);
 struct kweb_centry *kweb_cache_fill(struct kweb_cache *c, const char *key,

@@ -218,12 +218,12 @@ static enum kweb_read kweb_conn_read(struct kweb_conn *conn, bool atomic)
 	if (atomic) {
 		if (res != KWEB_PARSE_OK || !kweb_request_cached(conn, &req))
 			return KWEB_READ_WORKER;
-		kweb_stat_add(KWEB_STAT_REQ_SOFTIRQ, 1);
+		kweb_stat_add(conn->srv->stats, KWEB_STAT_REQ_SOFTIRQ, 1);
 	} else {
 		why = kweb_request_handle(conn, res, &req);
 		if (why != KWEB_ROUTE_SERVE)
 			return kweb_conn_handoff_begin(conn, why, &req);
-		kweb_stat_add(KWEB_STAT_REQ_WORKER, 1);
+		kweb_stat_add(conn->srv->stats, KWEB_STAT_REQ_WORKER, 1);
 	}
 	kweb_log_begin(conn, &req, atomic ? KWEB_ANSWERER_SOFTIRQ :
 		       KWEB_ANSWERER_WORKER);
@@ -370,7 +370,7 @@ static void kweb_conn_close(struct kweb_conn *conn)
 	/* A handoff that the server's stop overtook. */
 	if (conn->backend)
 		sock_put(conn->backend);
-	kweb_stat_add(KWEB_STAT_CONN_CLOSED, 1);
+	kweb_stat_add(conn->srv->stats, KWEB_STAT_CONN_CLOSED, 1);
 	kweb_conn_unlist(conn);
 }
 
@@ -479,7 +479,7 @@ void kweb_conn_adopt(struct kweb_listener *l, struct request_sock *req,
 	list_add(&conn->node, &srv->conns);
 	srv->nr_conns++;
 	spin_unlock(&srv->conns_lock);
-	kweb_stat_add(KWEB_STAT_CONN_ACCEPTED, 1);
+	kweb_stat_add(srv->stats, KWEB_STAT_CONN_ACCEPTED, 1);
 
 	/*
 	 * Once the callbacks are ours, softirq may serve and the work item

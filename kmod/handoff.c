@@ -83,12 +83,12 @@ static u16 kweb_backend_get(struct kweb_server *srv, struct sock *sk,
 	if (!lsk || lsk->sk_state != TCP_LISTEN) {
 		if (lsk)
 			sock_put(lsk);
-		kweb_stat_add(KWEB_STAT_HANDOFF_NO_BACKEND, 1);
+		kweb_stat_add(srv->stats, KWEB_STAT_HANDOFF_NO_BACKEND, 1);
 		return 502;
 	}
 	if (sk_acceptq_is_full(lsk)) {
 		sock_put(lsk);
-		kweb_stat_add(KWEB_STAT_HANDOFF_QUEUE_FULL, 1);
+		kweb_stat_add(srv->stats, KWEB_STAT_HANDOFF_QUEUE_FULL, 1);
 		return 503;
 	}
 	*lskp = lsk;
@@ -111,8 +111,8 @@ static void kweb_handoff_reset(struct sock *sk)
  * listener is dropped. A listener that stopped listening meanwhile resets
  * the child. Returns whether sk was queued.
  */
-static bool kweb_handoff_move(struct sock *sk, struct request_sock *req,
-			      struct sock *lsk)
+static bool kweb_handoff_move(struct kweb_server *srv, struct sock *sk,
+			      struct request_sock *req, struct sock *lsk)
 {
 	struct sock *old;
 	bool queued;
@@ -133,7 +133,7 @@ static bool kweb_handoff_move(struct sock *sk, struct request_sock *req,
 	sock_put(sk);
 	sock_put(old);
 	if (!queued)
-		kweb_stat_add(KWEB_STAT_HANDOFF_FAILED, 1);
+		kweb_stat_add(srv->stats, KWEB_STAT_HANDOFF_FAILED, 1);
 	return queued;
 }
 
@@ -151,7 +151,7 @@ u16 kweb_handoff_prepare(struct kweb_conn *conn, enum kweb_route why)
 
 	/* A Fast Open child's request stays with kweb's listener. */
 	if (!conn->req) {
-		kweb_stat_add(KWEB_STAT_HANDOFF_FAILED, 1);
+		kweb_stat_add(conn->srv->stats, KWEB_STAT_HANDOFF_FAILED, 1);
 		return 503;
 	}
 	status = kweb_backend_get(conn->srv, conn->sk, &lsk);
@@ -182,9 +182,9 @@ void kweb_handoff(struct kweb_conn *conn)
 	sock_release(sock);
 	conn->sock = NULL;
 
-	if (kweb_handoff_move(sk, conn->req, conn->backend)) {
-		kweb_stat_add(KWEB_STAT_HANDOFF_METHOD + conn->handoff -
-			      KWEB_ROUTE_METHOD, 1);
+	if (kweb_handoff_move(conn->srv, sk, conn->req, conn->backend)) {
+		kweb_stat_add(conn->srv->stats, KWEB_STAT_HANDOFF_METHOD +
+			      conn->handoff - KWEB_ROUTE_METHOD, 1);
 		kweb_log_end(conn, 0, 0);
 	}
 	conn->req = NULL;
@@ -212,7 +212,7 @@ bool kweb_handoff_child(struct kweb_listener *l, struct request_sock *req,
 	lock_sock(child);
 	kweb_handoff_reset(child);
 	release_sock(child);
-	if (kweb_handoff_move(child, req, lsk))
-		kweb_stat_add(KWEB_STAT_HANDOFF_CONN_LIMIT, 1);
+	if (kweb_handoff_move(l->srv, child, req, lsk))
+		kweb_stat_add(l->srv->stats, KWEB_STAT_HANDOFF_CONN_LIMIT, 1);
 	return true;
 }

@@ -69,12 +69,17 @@ struct kweb_stats {
 
 DECLARE_PER_CPU(struct kweb_stats, kweb_stats);
 
-static inline void kweb_stat_add(enum kweb_stat s, u64 n)
+/* Counted module-wide, and for the listener whose counters own are. */
+static inline void kweb_stat_add(struct kweb_stats __percpu *own,
+				 enum kweb_stat s, u64 n)
 {
 	this_cpu_add(kweb_stats.v[s], n);
+	this_cpu_add(own->v[s], n);
 }
 
 u64 kweb_stat_read(enum kweb_stat s);
+/* One listener's: own as in kweb_stat_add(). */
+u64 kweb_stat_read_own(struct kweb_stats __percpu *own, enum kweb_stat s);
 
 struct kweb_server;
 
@@ -128,6 +133,7 @@ struct kweb_server {
 	struct net *net;		/* where the listeners are; no reference */
 	struct kweb_listener listeners[2];	/* IPv4, IPv6 */
 	int nr_listeners;
+	struct kweb_stats __percpu *stats;	/* this listener's counters */
 	struct kweb_log_batch __percpu *log;	/* accesslog.c */
 	struct delayed_work log_flush;
 

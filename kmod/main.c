@@ -72,6 +72,16 @@ u64 kweb_stat_read(enum kweb_stat s)
 	return sum;
 }
 
+u64 kweb_stat_read_own(struct kweb_stats __percpu *own, enum kweb_stat s)
+{
+	u64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += per_cpu_ptr(own, cpu)->v[s];
+	return sum;
+}
+
 static int kweb_check_params(void)
 {
 	if (!docroot || !*docroot) {

@@ -111,6 +111,11 @@ int kweb_nl_stats_get_doit(struct sk_buff *skb, struct genl_info *info)
 		limit = READ_ONCE(srv->cache.limit);
 		if (nla_put_u32(msg, KWEB_A_STATS_LISTENER_ID, srv->id))
 			goto fail;
+		for (i = 0; i < KWEB_STAT_NR; i++)
+			if (nla_put_u64_64bit(msg, kweb_nl_stat_attr[i],
+					      kweb_stat_read_own(srv->stats, i),
+					      KWEB_A_STATS_PAD))
+				goto fail;
 	} else {
 		list_for_each_entry(srv, &kweb_servers, node) {
 			if (!net_eq(srv->net, net))

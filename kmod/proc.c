@@ -46,8 +46,10 @@ static int kweb_proc_show(struct seq_file *m, void *v)
 	list_for_each_entry(srv, &kweb_servers, node) {
 		if (!net_eq(srv->net, net))
 			continue;
-		seq_printf(m, "listener %u port %u connections_open %u cache_bytes %zu cache_limit %zu backend_port %u docroot ",
+		seq_printf(m, "listener %u port %u connections_open %u requests %llu cache_bytes %zu cache_limit %zu backend_port %u docroot ",
 			   srv->id, srv->port, READ_ONCE(srv->nr_conns),
+			   kweb_stat_read_own(srv->stats, KWEB_STAT_REQ_SOFTIRQ) +
+			   kweb_stat_read_own(srv->stats, KWEB_STAT_REQ_WORKER),
 			   READ_ONCE(srv->cache.bytes),
 			   READ_ONCE(srv->cache.limit),
 			   kweb_server_backend_port(srv));

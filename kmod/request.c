@@ -76,7 +76,7 @@ static void kweb_reply_error(struct kweb_conn *conn, struct kweb_reply *rp,
 
 	kweb_reply_init(rp, &h, status);
 	kweb_reply_send(conn, rp, &h, true);
-	kweb_stat_add(KWEB_STAT_REQ_ERROR, 1);
+	kweb_stat_add(conn->srv->stats, KWEB_STAT_REQ_ERROR, 1);
 }
 
 void kweb_response_error(struct kweb_conn *conn, u16 status, bool head,
@@ -329,7 +329,7 @@ enum kweb_route kweb_request_handle(struct kweb_conn *conn,
 		kweb_reply_entry(conn, &rp, req, e);
 		return KWEB_ROUTE_SERVE;
 	}
-	kweb_stat_add(KWEB_STAT_CACHE_MISSES, 1);
+	kweb_stat_add(conn->srv->stats, KWEB_STAT_CACHE_MISSES, 1);
 	err = kweb_file_open(conn->srv, conn->path, t.path_len,
 			     &conn->resp.file);
 	if (err == -EISDIR) {

@@ -107,6 +107,11 @@ struct kweb_server *kweb_server_create(struct net *net,
 	srv = kzalloc(sizeof(*srv), GFP_KERNEL);
 	if (!srv)
 		return ERR_PTR(-ENOMEM);
+	srv->stats = alloc_percpu(struct kweb_stats);
+	if (!srv->stats) {
+		kfree(srv);
+		return ERR_PTR(-ENOMEM);
+	}
 	err = kern_path(args->docroot, LOOKUP_FOLLOW | LOOKUP_DIRECTORY,
 			&srv->docroot);
 	if (err) {
@@ -114,8 +119,7 @@ struct kweb_server *kweb_server_create(struct net *net,
 		       args->docroot, err);
 		NL_SET_ERR_MSG_ATTR(extack, args->docroot_attr,
 				    "cannot open docroot as a directory");
-		kfree(srv);
-		return ERR_PTR(err);
+		goto fail;
 	}
 	srv->net = net;
 	srv->port = args->port;
@@ -128,16 +132,14 @@ struct kweb_server *kweb_server_create(struct net *net,
 	kweb_config_get(&cfg);
 	srv->limits = cfg.limits;
 	kweb_cache_init(&srv->cache, kweb_cache_limit_bytes(cfg.cache_size),
-			kweb_cache_max_file_bytes(cfg.cache_max_file));
+			kweb_cache_max_file_bytes(cfg.cache_max_file),
+			srv->stats);
 	spin_lock_init(&srv->conns_lock);
 	INIT_LIST_HEAD(&srv->conns);
 	init_waitqueue_head(&srv->conns_wq);
 	err = kweb_log_server_init(srv);
-	if (err) {
-		path_put(&srv->docroot);
-		kfree(srv);
-		return ERR_PTR(err);
-	}
+	if (err)
+		goto fail_path;
 
 	err = kweb_listeners_start(srv);
 	if (err) {
@@ -151,13 +153,18 @@ struct kweb_server *kweb_server_create(struct net *net,
 			NL_SET_ERR_MSG_ATTR(extack, args->port_attr,
 					    "cannot listen on the port");
 		kweb_log_server_exit(srv);
-		path_put(&srv->docroot);
-		kfree(srv);
-		return ERR_PTR(err);
+		goto fail_path;
 	}
 	srv->id = kweb_next_id++;
 	list_add_tail(&srv->node, &kweb_servers);
 	return srv;
+
+fail_path:
+	path_put(&srv->docroot);
+fail:
+	free_percpu(srv->stats);
+	kfree(srv);
+	return ERR_PTR(err);
 }
 
 /* Under kweb_ctl_mutex: stop listening, close every connection, free. */
@@ -170,6 +177,8 @@ void kweb_server_destroy(struct kweb_server *srv)
 	kweb_log_server_exit(srv);
 	kweb_cache_flush(&srv->cache);
 	path_put(&srv->docroot);
+	/* Only connections and kweb_ctl_mutex holders count: none is left. */
+	free_percpu(srv->stats);
 	kfree(srv);
 }
 

@@ -287,11 +287,15 @@ def t_stats():
           "connections_accepted did not grow by 3")
 
 
-@TESTS.test("kwebctl stats listener 1: that listener's own figures; 999 is not found")
+@TESTS.test("kwebctl stats listener 1: that listener's counters; 999 is not found")
 def t_stats_listener():
     st = json.loads(kwebctl_ok("-j", "stats", "listener", "1"))
-    check(set(st) == {"connections_open", "cache_bytes", "cache_limit"},
-          "keys %s" % sorted(st))
+    whole = json.loads(kwebctl_ok("-j", "stats"))
+    check(set(st) == set(whole) - {"pinned_bytes"}, "keys %s, want %s" %
+          (sorted(st), sorted(set(whole) - {"pinned_bytes"})))
+    check(0 < st["requests_softirq"] + st["requests_worker"] <=
+          whole["requests_softirq"] + whole["requests_worker"],
+          "listener 1's requests %r" % st)
     check(st["cache_limit"] == int(param("cache_size")) << 20,
           "cache_limit %d, cache_size %s MiB" % (st["cache_limit"],
                                                  param("cache_size")))
@@ -693,6 +697,11 @@ def t_two_listeners():
             "/proc: %r" % pl)
         st = json.loads(kwebctl_ok("-j", "stats", "listener", str(added)))
         check(st["cache_bytes"] > 0, "listener %d caches nothing" % added)
+        # Its own counters: the three requests made to it.
+        check(st["requests_softirq"] + st["requests_worker"] == 3 and
+              st["responses_error"] == 1 and
+              st["connections_accepted"] == 3,
+              "listener %d's counters: %r" % (added, st))
         kwebctl_ok("listener", "del", str(added))
         added = None
         check(refused("127.0.0.1", port2) and refused("::1", port2),

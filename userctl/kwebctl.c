@@ -151,7 +151,7 @@ static int kc_usage(FILE *f, const char *topic)
 			"       kwebctl OBJECT --help\n"
 			"\n"
 			"  status                   is kweb loaded; its listeners and totals\n"
-			"  stats [listener ID]      counters (module-wide, or one listener's figures)\n"
+			"  stats [listener ID]      counters (module-wide, or one listener's)\n"
 			"  listener list|add|del    the listeners of this network namespace\n"
 			"  config get|set           module-wide settings\n"
 			"  cache flush [PATH]       drop cached files (all, or one request path)\n"
@@ -170,9 +170,9 @@ static int kc_usage(FILE *f, const char *topic)
 		fprintf(f,
 			"Usage: kwebctl [-j] stats [listener ID]\n"
 			"Counters since the module was loaded, one \"name value\" per line\n"
-			"(names as in /proc/net/kweb with '-'), or a JSON object with -j.\n"
-			"With a listener, only its own figures: connections-open,\n"
-			"cache-bytes, cache-limit.\n");
+			"(names as in /proc/net/kweb with '-'), or a JSON object with -j:\n"
+			"module-wide, with this namespace's connections-open, cache-bytes\n"
+			"and cache-limit; or, with a listener, only that listener's.\n");
 	else if (!strcmp(topic, "listener"))
 		fprintf(f,
 			"Usage: kwebctl [-j] listener list\n"
