@@ -24,13 +24,11 @@
 #define KWEB_LOG_DELAY (HZ / 10)
 #define KWEB_LOG_METHOD_MAX 32
 
-/* The most a record takes: flush before a batch has less room. */
-#define KWEB_LOG_RECORD_MAX						\
+/* A record without its strings, at most (either address counted). */
+#define KWEB_LOG_RECORD_FIXED						\
 	(nla_total_size(0) + 3 * nla_total_size_64bit(sizeof(u64)) +	\
 	 2 * nla_total_size(sizeof(u32)) + nla_total_size(16) +		\
 	 2 * nla_total_size(sizeof(u16)) + nla_total_size(sizeof(u8)) +	\
-	 nla_total_size(KWEB_LOG_METHOD_MAX + 1) +			\
-	 nla_total_size(KWEB_LOG_TARGET_MAX + 1) +			\
 	 nla_total_size(sizeof("HTTP/1.1")))
 
 /* Senders test it under RCU, so that disabling waits for them. */
@@ -144,6 +142,11 @@ void kweb_log_begin(struct kweb_conn *conn, const struct kweb_request *req,
 	lr->method_len = min_t(u32, req->method_str.len, KWEB_LOG_METHOD_MAX);
 	lr->target = req->target.p;
 	lr->target_len = min_t(u32, req->target.len, KWEB_LOG_TARGET_MAX);
+	lr->referer = req->referer.p;
+	lr->referer_len = min_t(u32, req->referer.len, KWEB_LOG_FIELD_MAX);
+	lr->user_agent = req->user_agent.p;
+	lr->user_agent_len = min_t(u32, req->user_agent.len,
+				   KWEB_LOG_FIELD_MAX);
 	lr->major = req->major;
 	lr->minor = req->minor;
 	lr->who = who;
@@ -167,7 +170,21 @@ static int kweb_log_put_str(struct sk_buff *skb, int type, const char *s,
 	return 0;
 }
 
-/* One record; the batch has room for KWEB_LOG_RECORD_MAX. */
+/* What lr's record takes in a message, at most. */
+static unsigned int kweb_log_record_size(const struct kweb_log_req *lr)
+{
+	unsigned int n = KWEB_LOG_RECORD_FIXED;
+
+	n += nla_total_size(lr->method_len + 1);
+	n += nla_total_size(lr->target_len + 1);
+	if (lr->referer)
+		n += nla_total_size(lr->referer_len + 1);
+	if (lr->user_agent)
+		n += nla_total_size(lr->user_agent_len + 1);
+	return n;
+}
+
+/* One record; the batch has room for kweb_log_record_size(). */
 static int kweb_log_put(struct sk_buff *skb, struct kweb_conn *conn,
 			u16 status, u64 bytes)
 {
@@ -198,6 +215,14 @@ static int kweb_log_put(struct sk_buff *skb, struct kweb_conn *conn,
 			      KWEB_A_RECORD_PAD) ||
 	    nla_put_u8(skb, KWEB_A_RECORD_ANSWERED, lr->who))
 		goto cancel;
+	if (lr->referer &&
+	    kweb_log_put_str(skb, KWEB_A_RECORD_REFERER, lr->referer,
+			     lr->referer_len))
+		goto cancel;
+	if (lr->user_agent &&
+	    kweb_log_put_str(skb, KWEB_A_RECORD_USER_AGENT, lr->user_agent,
+			     lr->user_agent_len))
+		goto cancel;
 	if (lr->ipv6 ? nla_put_in6_addr(skb, KWEB_A_RECORD_ADDR6, &lr->addr6) :
 	    nla_put_in_addr(skb, KWEB_A_RECORD_ADDR4, lr->addr4))
 		goto cancel;
@@ -213,17 +238,21 @@ void kweb_log_end(struct kweb_conn *conn, u16 status, u64 bytes)
 	struct kweb_server *srv = conn->srv;
 	struct sk_buff *full = NULL;
 	struct kweb_log_batch *b;
+	unsigned int n = 0, need;
 	bool first = false;
-	unsigned int n = 0;
 	void *hdr = NULL;
 
 	if (!conn->log.active)
 		return;
 	conn->log.active = false;
+	need = kweb_log_record_size(&conn->log);
 
 	local_bh_disable();
 	b = this_cpu_ptr(srv->log);
 	spin_lock(&b->lock);
+	/* The batch goes out when this record would not fit in it. */
+	if (b->skb && skb_tailroom(b->skb) < need)
+		full = kweb_log_detach(b, &hdr, &n);
 	if (!b->skb) {
 		b->skb = genlmsg_new(NLMSG_GOODSIZE, GFP_ATOMIC);
 		if (b->skb)
@@ -234,17 +263,14 @@ void kweb_log_end(struct kweb_conn *conn, u16 status, u64 bytes)
 			b->skb = NULL;
 		}
 	}
-	if (!b->skb || kweb_log_put(b->skb, conn, status, bytes)) {
+	if (!b->skb || kweb_log_put(b->skb, conn, status, bytes))
 		kweb_stat_add(srv->stats, KWEB_STAT_LOG_DROPPED, 1);
-	} else {
+	else
 		first = !b->n++;
-		if (skb_tailroom(b->skb) < KWEB_LOG_RECORD_MAX)
-			full = kweb_log_detach(b, &hdr, &n);
-	}
 	spin_unlock(&b->lock);
 	if (full)
 		kweb_log_send(srv, full, hdr, n);
 	local_bh_enable();
-	if (first && !full)
+	if (first)
 		queue_delayed_work(kweb_wq, &srv->log_flush, KWEB_LOG_DELAY);
 }

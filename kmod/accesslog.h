@@ -21,8 +21,12 @@ struct kweb_log_req {
 	ktime_t start;			/* its first byte */
 	const char *method;		/* in conn->buf, until the next request */
 	const char *target;
+	const char *referer;		/* NULL: the request had none */
+	const char *user_agent;
 	u16 method_len;
 	u16 target_len;
+	u16 referer_len;
+	u16 user_agent_len;
 	u8 major, minor;
 	u8 who;				/* enum kweb_answerer */
 	bool active;			/* a record is due when it ends */

@@ -86,16 +86,17 @@ def param(name):
         return f.read().strip()
 
 
-def fetch(host, port, target, method="GET", timeout=10.0):
-    """One request on its own connection: (status, body, client port)."""
+def fetch(host, port, target, method="GET", timeout=10.0, fields=""):
+    """One request on its own connection: (status, body, client port).
+    fields: more field lines, each ending in CRLF."""
     fam = socket.AF_INET6 if ":" in host else socket.AF_INET
     with socket.socket(fam, socket.SOCK_STREAM) as s:
         s.settimeout(timeout)
         s.connect((host, port))
         cport = s.getsockname()[1]
         hhost = "[%s]" % host if fam == socket.AF_INET6 else host
-        s.sendall(("%s %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n"
-                   % (method, target, hhost)).encode())
+        s.sendall(("%s %s HTTP/1.1\r\nHost: %s\r\n%sConnection: close\r\n"
+                   "\r\n" % (method, target, hhost, fields)).encode())
         data = b""
         while True:
             chunk = s.recv(65536)
@@ -579,9 +580,19 @@ def t_log_json():
         rec0 = proc()[0]["log_records"]
         made = {}   # client port -> what the record must say
         kweb = ("softirq", "worker")
+        extra = {}  # client port -> (referer, user_agent)
         status, body, port = fetch(CFG.host, CFG.port, "/small.txt")
         made[port] = ("127.0.0.1", "GET", "/small.txt", 200, len(small()),
                       kweb)
+        # The first of each field, cut at 512 bytes; quotes kept.
+        ua = 'Mozilla/5.0 "q" ' + "u" * 600
+        status, body, port = fetch(
+            CFG.host, CFG.port, "/small.txt",
+            fields="Referer: http://r.example/a?b=1\r\nUser-Agent: %s\r\n"
+            "User-Agent: second\r\n" % ua)
+        made[port] = ("127.0.0.1", "GET", "/small.txt", 200, len(small()),
+                      kweb)
+        extra[port] = ("http://r.example/a?b=1", ua[:512])
         status, body, port = fetch(CFG.host, CFG.port, "/small.txt", "HEAD")
         made[port] = ("127.0.0.1", "HEAD", "/small.txt", 200, 0, kweb)
         status, body, port = fetch(CFG.host, CFG.port, "/ctl-missing")
@@ -608,8 +619,11 @@ def t_log_json():
                   r["bytes"] == nbytes and r["answered"] in who and
                   r["client"] == client and r["listener"] == 1 and
                   0 < r["duration_ns"] < 10 * 10**9 and
-                  abs(r["time_ns"] / 1e9 - time.time()) < 60,
-                  "record %r, want %r" % (r, made[r["port"]]))
+                  abs(r["time_ns"] / 1e9 - time.time()) < 60 and
+                  (r["referer"], r["user_agent"]) ==
+                  extra.get(r["port"], (None, None)),
+                  "record %r, want %r %r" % (r, made[r["port"]],
+                                             extra.get(r["port"])))
         check(proc()[0]["log_records"] >= rec0 + len(made),
               "log_records did not grow")
     finally:
@@ -625,7 +639,8 @@ def t_log_combined():
         start = len(reader.snapshot())
         status, body, _ = fetch(CFG.host, CFG.port, "/small.txt")
         fetch(CFG.host, CFG.port, "/ctl-clf-missing")
-        fetch(CFG.host, CFG.port, "/small.txt", "HEAD")
+        fetch(CFG.host, CFG.port, "/small.txt", "HEAD",
+              fields='Referer: /from\r\nUser-Agent: a "b" \\c\r\n')
         reader.wait_for(lambda line: False, 1.0)
         lines = [line for line in reader.snapshot()[start:]
                  if "/ctl-probe-" not in line]
@@ -633,13 +648,15 @@ def t_log_combined():
         reader.close()
     check(len(lines) == 3, "%d lines for 3 requests: %r" % (len(lines), lines))
     when = r'\[\d{2}/[A-Z][a-z]{2}/\d{4}:\d{2}:\d{2}:\d{2} [+-]\d{4}\]'
-    want = [r'"GET /small\.txt HTTP/1\.1" 200 %d' % len(small()),
-            r'"GET /ctl-clf-missing HTTP/1\.1" 404 \d+',
-            r'"HEAD /small\.txt HTTP/1\.1" 200 0']
+    # Referer and User-Agent escaped as nginx does ("\x22", "\x5C").
+    want = [r'"GET /small\.txt HTTP/1\.1" 200 %d "-" "-"' % len(small()),
+            r'"GET /ctl-clf-missing HTTP/1\.1" 404 \d+ "-" "-"',
+            r'"HEAD /small\.txt HTTP/1\.1" 200 0 "/from" '
+            r'"a \\x22b\\x22 \\x5Cc"']
     # Batches are per CPU: lines need not come in the requests' order.
     for w in want:
         hits = [line for line in lines if re.match(
-            r'^127\.0\.0\.1 - - %s %s "-" "-"$' % (when, w), line)]
+            r'^127\.0\.0\.1 - - %s %s$' % (when, w), line)]
         check(len(hits) == 1, "%d combined lines for %s in %r" %
               (len(hits), w, lines))
 

@@ -6,11 +6,11 @@
  *   $remote_addr - - [$time_local] "$request" $status $body_bytes_sent
  *   "$http_referer" "$http_user_agent"
  *
- * kweb does not record Referer and User-Agent, so those two are always
- * "-" (the fields stay, so that log tools read the lines unchanged). A
- * request the backend answered has "-" for status and bytes: the backend
- * logs it itself. With --format json, one object per line with every
- * field of the record, including who answered.
+ * A field the request did not have is "-", as in nginx. A request the
+ * backend answered has "-" for status and bytes: the backend logs it
+ * itself. With --format json, one object per line with every field of the
+ * record (null for an absent Referer or User-Agent), including who
+ * answered.
  */
 #include <arpa/inet.h>
 #include <inttypes.h>
@@ -39,6 +39,7 @@ struct kc_record {
 	uint8_t answered;
 	char addr[INET6_ADDRSTRLEN];
 	const char *method, *target, *protocol;
+	const char *referer, *user_agent;	/* NULL: absent */
 };
 
 static const char *const kc_answerers[] = {
@@ -115,6 +116,21 @@ static void kc_record_read(const struct nlattr *nest, struct kc_record *r)
 	r->method = kc_str(tb[KWEB_A_RECORD_METHOD]);
 	r->target = kc_str(tb[KWEB_A_RECORD_TARGET]);
 	r->protocol = kc_str(tb[KWEB_A_RECORD_PROTOCOL]);
+	r->referer = tb[KWEB_A_RECORD_REFERER] ?
+		     kc_str(tb[KWEB_A_RECORD_REFERER]) : NULL;
+	r->user_agent = tb[KWEB_A_RECORD_USER_AGENT] ?
+			kc_str(tb[KWEB_A_RECORD_USER_AGENT]) : NULL;
+}
+
+/* A quoted request field of the combined format: "-" when absent. */
+static void kc_clf_field(const char *s)
+{
+	putchar('"');
+	if (s)
+		kc_clf_str(s);
+	else
+		putchar('-');
+	putchar('"');
 }
 
 static void kc_record_combined(const struct kc_record *r)
@@ -138,9 +154,13 @@ static void kc_record_combined(const struct kc_record *r)
 		putchar('-');
 	}
 	if (r->has_status)
-		printf("\" %u %" PRIu64 " \"-\" \"-\"\n", r->status, r->bytes);
+		printf("\" %u %" PRIu64 " ", r->status, r->bytes);
 	else
-		printf("\" - - \"-\" \"-\"\n");
+		printf("\" - - ");
+	kc_clf_field(r->referer);
+	putchar(' ');
+	kc_clf_field(r->user_agent);
+	putchar('\n');
 }
 
 static void kc_record_json(const struct kc_record *r)
@@ -160,6 +180,16 @@ static void kc_record_json(const struct kc_record *r)
 	kc_json_str(r->target);
 	printf(", \"protocol\": ");
 	kc_json_str(r->protocol);
+	printf(", \"referer\": ");
+	if (r->referer)
+		kc_json_str(r->referer);
+	else
+		printf("null");
+	printf(", \"user_agent\": ");
+	if (r->user_agent)
+		kc_json_str(r->user_agent);
+	else
+		printf("null");
 	if (r->has_status)
 		printf(", \"status\": %u", r->status);
 	else
