@@ -26,6 +26,7 @@
 
 #include "cache.h"
 #include "kweb.h"
+#include "mimemap.h"
 
 atomic_long_t kweb_cache_pinned = ATOMIC_LONG_INIT(0);
 
@@ -171,7 +172,13 @@ static void kweb_cache_insert(struct kweb_cache *c, struct kweb_centry *e)
 		if (old->key_len == e->key_len &&
 		    !memcmp(old->key, e->key, e->key_len))
 			kweb_cache_unhash(c, old);
-	if (kweb_centry_bytes(e) <= c->limit) {
+	/*
+	 * Not if the MIME map changed since e's type was looked up: the
+	 * change's flush may have run already. Under c->lock, which the
+	 * flush takes after the new generation is published.
+	 */
+	if (kweb_centry_bytes(e) <= c->limit &&
+	    e->mime_gen == kweb_mime_generation()) {
 		kweb_cache_make_room(c, kweb_centry_bytes(e));
 		refcount_inc(&e->ref);
 		e->hashed = true;
@@ -216,6 +223,7 @@ struct kweb_centry *kweb_cache_fill(struct kweb_cache *c, const char *key,
 	e->rename_seq = f->rename_seq;
 	e->mtime = f->mtime;
 	e->content_type = f->content_type;
+	e->mime_gen = f->mime_gen;
 	e->etag_len = kweb_etag_format(e->etag, f->mtime, f->size);
 	kweb_http_date_format(f->mtime, e->last_modified);
 	e->key_len = len;

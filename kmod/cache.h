@@ -37,6 +37,7 @@ struct kweb_centry {
 	/* What the response needs. */
 	s64 mtime;
 	const char *content_type;
+	u32 mime_gen;			/* the MIME map content_type came from */
 	char etag[KWEB_ETAG_MAX + 1];
 	int etag_len;
 	char last_modified[KWEB_HTTP_DATE_LEN + 1];

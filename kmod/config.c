@@ -354,7 +354,12 @@ int kweb_config_init(void)
 /* After every server is gone. */
 void kweb_config_exit(void)
 {
-	kweb_rules_free(rcu_replace_pointer(kweb_rules_cur, NULL, true));
+	struct kweb_rules *r;
+
+	r = rcu_replace_pointer(kweb_rules_cur, NULL, true);
+	/* Parameter files stay readable while the module exits. */
+	synchronize_rcu();
+	kweb_rules_free(r);
 	/* The replaced rules' call_rcu() callbacks are ours. */
 	rcu_barrier();
 	kweb_mime_exit();

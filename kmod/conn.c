@@ -342,10 +342,26 @@ static void kweb_conn_restore_callbacks(struct kweb_conn *conn)
 }
 
 /* The connection leaves kweb: callbacks, timer and response go. */
-static void kweb_conn_detach(struct kweb_conn *conn)
+/* Body bytes of the response in flight that went out. */
+static u64 kweb_conn_body_sent(const struct kweb_response *r)
+{
+	u64 left = r->end > r->pos ? r->end - r->pos : 0;
+
+	return r->body_len > left ? r->body_len - left : 0;
+}
+
+/*
+ * Softirq and the timer are done with conn. A request it was answering
+ * (cut short by an error, a timeout, a reset or the server's stop) is
+ * logged with what went out, as nginx logs it; a handoff logs its own.
+ */
+static void kweb_conn_detach(struct kweb_conn *conn, bool log)
 {
 	kweb_conn_restore_callbacks(conn);
 	del_timer_sync(&conn->timer);
+	if (log)
+		kweb_log_end(conn, conn->resp.status,
+			     kweb_conn_body_sent(&conn->resp));
 	kweb_response_release(&conn->resp);
 }
 
@@ -363,7 +379,7 @@ static void kweb_conn_unlist(struct kweb_conn *conn)
 
 static void kweb_conn_close(struct kweb_conn *conn)
 {
-	kweb_conn_detach(conn);
+	kweb_conn_detach(conn, true);
 	sock_release(conn->sock);
 	if (conn->req)
 		reqsk_put(conn->req);
@@ -395,7 +411,7 @@ static void kweb_conn_work(struct work_struct *work)
 		kweb_conn_close(conn);
 	} else if (handoff) {
 		conn->closed = true;
-		kweb_conn_detach(conn);
+		kweb_conn_detach(conn, false);
 		kweb_handoff(conn);
 		kweb_conn_unlist(conn);
 	} else if (shutdown) {

@@ -186,6 +186,9 @@ void kweb_handoff(struct kweb_conn *conn)
 		kweb_stat_add(conn->srv->stats, KWEB_STAT_HANDOFF_METHOD +
 			      conn->handoff - KWEB_ROUTE_METHOD, 1);
 		kweb_log_end(conn, 0, 0);
+	} else {
+		/* Closed without a response: nginx's 444. */
+		kweb_log_end(conn, 444, 0);
 	}
 	conn->req = NULL;
 	conn->backend = NULL;

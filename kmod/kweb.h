@@ -67,19 +67,23 @@ struct kweb_stats {
 	u64 v[KWEB_STAT_NR];
 };
 
-DECLARE_PER_CPU(struct kweb_stats, kweb_stats);
-
-/* Counted module-wide, and for the listener whose counters own are. */
+/*
+ * Counted for the listener whose counters own are. A namespace's totals
+ * are its listeners' added up when read, plus those of its listeners
+ * gone: the data path pays for one counter, and no namespace sees
+ * another's traffic.
+ */
 static inline void kweb_stat_add(struct kweb_stats __percpu *own,
 				 enum kweb_stat s, u64 n)
 {
-	this_cpu_add(kweb_stats.v[s], n);
 	this_cpu_add(own->v[s], n);
 }
 
-u64 kweb_stat_read(enum kweb_stat s);
-/* One listener's: own as in kweb_stat_add(). */
 u64 kweb_stat_read_own(struct kweb_stats __percpu *own, enum kweb_stat s);
+/* Under kweb_ctl_mutex: net's totals, its listeners gone included. */
+u64 kweb_stat_read(const struct net *net, enum kweb_stat s);
+/* Every namespace's, listeners gone included (for the unload message). */
+u64 kweb_stat_read_all(enum kweb_stat s);
 
 struct kweb_server;
 
@@ -122,6 +126,7 @@ struct kweb_server {
 	u32 id;
 	struct list_head node;		/* in kweb_servers */
 	struct path docroot;
+	const struct cred *cred;	/* files are opened with its creator's */
 	u16 port;
 	bool any;			/* as in struct kweb_server_args */
 	bool has_addr4, has_addr6;
@@ -162,6 +167,7 @@ struct kweb_file {
 	unsigned int rename_seq;	/* rename_lock, sampled before lookup */
 	bool via_symlink;		/* the lookup followed a symlink */
 	const char *content_type;
+	u32 mime_gen;			/* kweb_mime_generation() before it */
 };
 
 /*

@@ -28,8 +28,6 @@ static char *backend_ipv6 = "::1";
 module_param(backend_ipv6, charp, 0444);
 MODULE_PARM_DESC(backend_ipv6, "backend address for IPv6 clients (default ::1)");
 
-DEFINE_PER_CPU(struct kweb_stats, kweb_stats);
-
 const char *const kweb_stat_names[KWEB_STAT_NR] = {
 	[KWEB_STAT_CONN_ACCEPTED] = "connections_accepted",
 	[KWEB_STAT_CONN_CLOSED] = "connections_closed",
@@ -61,16 +59,6 @@ const char *const kweb_stat_names[KWEB_STAT_NR] = {
 /* kweb_handoff() counts by reason as an offset from the first. */
 static_assert(KWEB_STAT_HANDOFF_MISSING - KWEB_STAT_HANDOFF_METHOD ==
 	      KWEB_ROUTE_MISSING - KWEB_ROUTE_METHOD);
-
-u64 kweb_stat_read(enum kweb_stat s)
-{
-	u64 sum = 0;
-	int cpu;
-
-	for_each_possible_cpu(cpu)
-		sum += per_cpu(kweb_stats, cpu).v[s];
-	return sum;
-}
 
 u64 kweb_stat_read_own(struct kweb_stats __percpu *own, enum kweb_stat s)
 {
@@ -172,11 +160,11 @@ static void __exit kweb_exit(void)
 	kweb_conn_exit();
 	kweb_config_exit();
 	pr_info("stopped: %llu connections, %llu requests in softirq, %llu in the worker, %llu body bytes spliced, %llu copied, %ld bytes still pinned\n",
-		kweb_stat_read(KWEB_STAT_CONN_ACCEPTED),
-		kweb_stat_read(KWEB_STAT_REQ_SOFTIRQ),
-		kweb_stat_read(KWEB_STAT_REQ_WORKER),
-		kweb_stat_read(KWEB_STAT_BODY_SPLICED),
-		kweb_stat_read(KWEB_STAT_BODY_COPIED),
+		kweb_stat_read_all(KWEB_STAT_CONN_ACCEPTED),
+		kweb_stat_read_all(KWEB_STAT_REQ_SOFTIRQ),
+		kweb_stat_read_all(KWEB_STAT_REQ_WORKER),
+		kweb_stat_read_all(KWEB_STAT_BODY_SPLICED),
+		kweb_stat_read_all(KWEB_STAT_BODY_COPIED),
 		atomic_long_read(&kweb_cache_pinned));
 }
 

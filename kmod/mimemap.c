@@ -152,12 +152,21 @@ static void kweb_mime_map_free_rcu(struct rcu_head *head)
 	kweb_mime_map_free(container_of(head, struct kweb_mime_map, rcu));
 }
 
+static u32 kweb_mime_gen;
+
+u32 kweb_mime_generation(void)
+{
+	/* Pairs with the release below: the map read next is as new. */
+	return smp_load_acquire(&kweb_mime_gen);
+}
+
 void kweb_mime_map_replace(struct kweb_mime_map *m)
 {
 	struct kweb_mime_map *old;
 
 	old = rcu_replace_pointer(kweb_mime_cur, m,
 				  lockdep_is_held(&kweb_ctl_mutex));
+	smp_store_release(&kweb_mime_gen, kweb_mime_gen + 1);
 	if (old)
 		call_rcu(&old->rcu, kweb_mime_map_free_rcu);
 }
@@ -194,9 +203,13 @@ const char *kweb_mime_lookup(const char *path, size_t len)
 /* After every server is gone. */
 void kweb_mime_exit(void)
 {
+	struct kweb_mime_map *m;
 	unsigned int i;
 
-	kweb_mime_map_free(rcu_replace_pointer(kweb_mime_cur, NULL, true));
+	m = rcu_replace_pointer(kweb_mime_cur, NULL, true);
+	/* The mime_types parameter stays readable while the module exits. */
+	synchronize_rcu();
+	kweb_mime_map_free(m);
 	rcu_barrier();
 	for (i = 0; i < kweb_mime_pool_n; i++)
 		kfree(kweb_mime_pool[i]);

@@ -21,8 +21,14 @@ void kweb_mime_map_free(struct kweb_mime_map *m);
 void kweb_mime_map_replace(struct kweb_mime_map *m);
 /* Under kweb_ctl_mutex or rcu_read_lock(). */
 const char *kweb_mime_map_text(void);
-/* Content-Type for a path: the overrides, then mime.c's table. */
+/*
+ * Content-Type for a path: the overrides, then mime.c's table. Read
+ * kweb_mime_generation() first: a cache entry made with a type from an
+ * older map than the one in force is not inserted (see kweb_cache_fill()).
+ */
 const char *kweb_mime_lookup(const char *path, size_t len);
+/* Bumped by each kweb_mime_map_replace(), after the new map is in place. */
+u32 kweb_mime_generation(void);
 void kweb_mime_exit(void);
 
 #endif /* KWEB_MIMEMAP_H */

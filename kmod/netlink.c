@@ -126,7 +126,7 @@ int kweb_nl_stats_get_doit(struct sk_buff *skb, struct genl_info *info)
 		}
 		for (i = 0; i < KWEB_STAT_NR; i++)
 			if (nla_put_u64_64bit(msg, kweb_nl_stat_attr[i],
-					      kweb_stat_read(i),
+					      kweb_stat_read(net, i),
 					      KWEB_A_STATS_PAD))
 				goto fail;
 		if (nla_put_u64_64bit(msg, KWEB_A_STATS_PINNED_BYTES,
@@ -481,7 +481,7 @@ int kweb_nl_listener_add_doit(struct sk_buff *skb, struct genl_info *info)
 	}
 	args.any = !args.has_addr4 && !args.has_addr6;
 
-	/* Before the listener exists: a reply that cannot be sent is moot. */
+	/* Before the listener exists, so that it cannot fail for want of one. */
 	msg = kweb_nl_reply_new(info, KWEB_CMD_LISTENER_ADD, &hdr);
 	if (!msg)
 		return -ENOMEM;
@@ -491,7 +491,12 @@ int kweb_nl_listener_add_doit(struct sk_buff *skb, struct genl_info *info)
 		nlmsg_free(msg);
 		err = PTR_ERR(srv);
 	} else {
-		err = kweb_nl_listener_reply(msg, hdr, info, srv);
+		/*
+		 * The listener exists whatever becomes of the reply: an
+		 * error now would have the caller retry into "port in use".
+		 */
+		kweb_nl_listener_reply(msg, hdr, info, srv);
+		err = 0;
 	}
 	mutex_unlock(&kweb_ctl_mutex);
 	return err;

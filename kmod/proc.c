@@ -4,9 +4,9 @@
  * namespace. Every line is "name value" with an integer value, so scripts
  * and tests read the counters without a netlink client, then one line per
  * listener of the namespace ("listener ID key value ..."), which such
- * readers skip. Figures of a namespace (port, connections_open,
- * cache_bytes, cache_limit) are its listeners'; the counters are
- * module-wide. "port" is the first listener's, 0 when there is none.
+ * readers skip. Figures and counters are the namespace's (its listeners
+ * gone included), but pinned_bytes, which is module-wide. "port" is the
+ * first listener's, 0 when there is none.
  */
 #include <linux/proc_fs.h>
 #include <linux/seq_file.h>
@@ -37,7 +37,7 @@ static int kweb_proc_show(struct seq_file *m, void *v)
 	seq_printf(m, "connections_open %u\n", conns);
 	for (i = 0; i < KWEB_STAT_NR; i++)
 		seq_printf(m, "%s %llu\n", kweb_stat_names[i],
-			   kweb_stat_read(i));
+			   kweb_stat_read(net, i));
 	seq_printf(m, "cache_bytes %zu\n", bytes);
 	seq_printf(m, "cache_limit %zu\n", limit);
 	seq_printf(m, "pinned_bytes %ld\n",

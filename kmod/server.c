@@ -17,16 +17,67 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cred.h>
 #include <linux/namei.h>
 #include <linux/netlink.h>
 #include <linux/slab.h>
 #include <net/net_namespace.h>
+#include <net/netns/generic.h>
 
 #include "kweb.h"
 
 DEFINE_MUTEX(kweb_ctl_mutex);
 LIST_HEAD(kweb_servers);
 static u32 kweb_next_id = 1;
+
+/* A namespace's counters of its listeners gone, under kweb_ctl_mutex. */
+struct kweb_net {
+	u64 retired[KWEB_STAT_NR];
+};
+
+static unsigned int kweb_net_id __read_mostly;
+/* Every namespace's, for the unload message. */
+static u64 kweb_retired_all[KWEB_STAT_NR];
+
+u64 kweb_stat_read(const struct net *net, enum kweb_stat s)
+{
+	const struct kweb_net *kn = net_generic(net, kweb_net_id);
+	struct kweb_server *srv;
+	u64 sum = kn->retired[s];
+
+	lockdep_assert_held(&kweb_ctl_mutex);
+	list_for_each_entry(srv, &kweb_servers, node)
+		if (net_eq(srv->net, net))
+			sum += kweb_stat_read_own(srv->stats, s);
+	return sum;
+}
+
+u64 kweb_stat_read_all(enum kweb_stat s)
+{
+	struct kweb_server *srv;
+	u64 sum;
+
+	mutex_lock(&kweb_ctl_mutex);
+	sum = kweb_retired_all[s];
+	list_for_each_entry(srv, &kweb_servers, node)
+		sum += kweb_stat_read_own(srv->stats, s);
+	mutex_unlock(&kweb_ctl_mutex);
+	return sum;
+}
+
+/* srv is gone: what it counted stays in its namespace's totals. */
+static void kweb_server_retire_stats(struct kweb_server *srv)
+{
+	struct kweb_net *kn = net_generic(srv->net, kweb_net_id);
+	int i;
+	u64 v;
+
+	for (i = 0; i < KWEB_STAT_NR; i++) {
+		v = kweb_stat_read_own(srv->stats, i);
+		kn->retired[i] += v;
+		kweb_retired_all[i] += v;
+	}
+}
 
 u16 kweb_server_backend_port(const struct kweb_server *srv)
 {
@@ -77,6 +128,20 @@ struct kweb_server *kweb_server_find(const struct net *net, u32 id)
 		if (srv->id == id && net_eq(srv->net, net))
 			return srv;
 	return NULL;
+}
+
+/* Its listeners closed: close every connection, then free srv. */
+static void kweb_server_free(struct kweb_server *srv)
+{
+	kweb_conns_stop(srv);
+	kweb_log_server_exit(srv);
+	kweb_cache_flush(&srv->cache);
+	path_put(&srv->docroot);
+	put_cred(srv->cred);
+	/* Only connections and kweb_ctl_mutex holders count: none is left. */
+	kweb_server_retire_stats(srv);
+	free_percpu(srv->stats);
+	kfree(srv);
 }
 
 /*
@@ -140,9 +205,17 @@ struct kweb_server *kweb_server_create(struct net *net,
 	err = kweb_log_server_init(srv);
 	if (err)
 		goto fail_path;
+	/*
+	 * Files are looked up and opened with the rights of whoever made the
+	 * listener, not the worker's (full root): CAP_NET_ADMIN must not be
+	 * a way to read what its holder cannot.
+	 */
+	srv->cred = get_current_cred();
 
 	err = kweb_listeners_start(srv);
 	if (err) {
+		/* A first listener may have taken connections already. */
+		kweb_server_free(srv);
 		if (err == -EADDRINUSE)
 			NL_SET_ERR_MSG_ATTR(extack, args->port_attr,
 					    "the port is in use");
@@ -152,8 +225,7 @@ struct kweb_server *kweb_server_create(struct net *net,
 		else
 			NL_SET_ERR_MSG_ATTR(extack, args->port_attr,
 					    "cannot listen on the port");
-		kweb_log_server_exit(srv);
-		goto fail_path;
+		return ERR_PTR(err);
 	}
 	srv->id = kweb_next_id++;
 	list_add_tail(&srv->node, &kweb_servers);
@@ -173,13 +245,7 @@ void kweb_server_destroy(struct kweb_server *srv)
 	lockdep_assert_held(&kweb_ctl_mutex);
 	list_del(&srv->node);
 	kweb_listeners_stop(srv);
-	kweb_conns_stop(srv);
-	kweb_log_server_exit(srv);
-	kweb_cache_flush(&srv->cache);
-	path_put(&srv->docroot);
-	/* Only connections and kweb_ctl_mutex holders count: none is left. */
-	free_percpu(srv->stats);
-	kfree(srv);
+	kweb_server_free(srv);
 }
 
 static int __net_init kweb_net_init(struct net *net)
@@ -202,6 +268,8 @@ static void __net_exit kweb_net_exit(struct net *net)
 static struct pernet_operations kweb_net_ops = {
 	.init = kweb_net_init,
 	.exit = kweb_net_exit,
+	.id = &kweb_net_id,
+	.size = sizeof(struct kweb_net),
 };
 
 int kweb_servers_init(void)

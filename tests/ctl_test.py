@@ -793,6 +793,18 @@ def t_netns():
               "GET in the namespace: %r %s" % (p.stdout, p.stderr))
         with open("/proc/net/kweb") as f:
             check("listeners 1\n" in f.read(), "/proc counts the namespace's")
+        # Counters are the namespace's: the one GET made there, none of
+        # the traffic out here (thousands of connections by now).
+        p = subprocess.run(nsrun + ["cat", "/proc/net/kweb"],
+                           capture_output=True, text=True, timeout=30)
+        ns_counters = dict(line.split() for line in p.stdout.splitlines()
+                           if len(line.split()) == 2)
+        check(ns_counters.get("connections_accepted") == "1" and
+              int(ns_counters.get("requests_softirq", 0)) +
+              int(ns_counters.get("requests_worker", 0)) == 1,
+              "the namespace's counters: %r" % ns_counters)
+        check(proc()[0]["connections_accepted"] > 1,
+              "the initial namespace's counters")
     finally:
         # The namespace's exit (pernet) must close its listener.
         ip("netns", "del", ns)
@@ -801,6 +813,40 @@ def t_netns():
     check([x["id"] for x in listeners_json()] == [1], "listeners changed")
     status, body, _ = fetch(CFG.host, CFG.port, "/small.txt")
     check(status == 200 and body == small(), "listener 1 after netns exit")
+
+
+@TESTS.test("a listener opens files with its creator's rights, not root's")
+def t_listener_creds():
+    # nobody, given CAP_NET_ADMIN and nothing else, adds a listener whose
+    # docroot holds a world-readable file in a directory only root may
+    # search: kweb (whose worker is root) must not serve it for nobody.
+    docroot = os.path.join(CFG.base, "www-creds")
+    locked = os.path.join(docroot, "locked")
+    os.makedirs(locked, exist_ok=True)
+    os.chmod(docroot, 0o755)
+    os.chmod(locked, 0o700)
+    for d in (docroot, locked):
+        with open(os.path.join(d, "f.txt"), "wb") as f:
+            f.write(b"secret\n" if d == locked else b"open\n")
+        os.chmod(os.path.join(d, "f.txt"), 0o644)
+    cmd = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+           "--inh-caps=-all,+net_admin", "--ambient-caps=-all,+net_admin",
+           CFG.kwebctl_nobody, "-j", "listener", "add", "port",
+           str(CFG.port2), "docroot", docroot]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=30)
+    check(p.returncode == 0, "nobody with CAP_NET_ADMIN: listener add: "
+          "exit %d %s" % (p.returncode, p.stderr.strip()))
+    added = json.loads(p.stdout)[0]["id"]
+    try:
+        status, body, _ = fetch(CFG.host, CFG.port2, "/f.txt")
+        check(status == 200 and body == b"open\n", "/f.txt: %d %r" %
+              (status, body))
+        status, body, _ = fetch(CFG.host, CFG.port2, "/locked/f.txt")
+        check(status in (403, 404) and b"secret" not in body,
+              "/locked/f.txt served to nobody's listener: %d %r" %
+              (status, body))
+    finally:
+        kwebctl_ok("listener", "del", str(added))
 
 
 @TESTS.test("the kernel's ynl CLI drives the family from uapi/kweb.yaml")
