@@ -166,6 +166,7 @@ void kweb_mime_map_replace(struct kweb_mime_map *m)
 
 	old = rcu_replace_pointer(kweb_mime_cur, m,
 				  lockdep_is_held(&kweb_ctl_mutex));
+	/* Pairs with kweb_mime_generation(): whoever sees it sees m. */
 	smp_store_release(&kweb_mime_gen, kweb_mime_gen + 1);
 	if (old)
 		call_rcu(&old->rcu, kweb_mime_map_free_rcu);
