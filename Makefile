@@ -5,6 +5,8 @@
 # make check      everything: lint, both kernels, KUnit, integration tests
 # make quick      the fast loop: stock 6.12 integration tests only
 # make lint       checkpatch, sparse (C=2) and W=1 against both kernels
+# make ynl-regen  regenerate uapi/linux/kweb.h, kmod/nl_gen.[ch] from uapi/kweb.yaml
+# make kwebctl    build userctl/kwebctl (libmnl)
 # make bench      kweb against nginx in a 2-vCPU guest (KERNEL=6.12 or 6.1;
 #                 KVM=1 to use KVM; BENCH_ARGS="--rounds 7" to bench/guest.py)
 # make bench-smoke  the same, one short round (also part of make check)
@@ -36,6 +38,12 @@ quick:
 lint:
 	scripts/lint.sh
 
+ynl-regen:
+	scripts/ynl-regen.sh
+
+kwebctl:
+	$(MAKE) -C userctl
+
 KERNEL ?= 6.12
 bench:
 	scripts/bench.sh --kernel $(KERNEL) $(if $(filter 1,$(KVM)),--kvm) \
@@ -46,5 +54,6 @@ bench-smoke:
 
 clean:
 	rm -rf build
+	$(MAKE) -C userctl clean
 
-.PHONY: all modules run check quick lint bench bench-smoke clean
+.PHONY: all modules run check quick lint ynl-regen kwebctl bench bench-smoke clean

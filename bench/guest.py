@@ -248,8 +248,10 @@ def kweb_counters():
         with open(PROC_KWEB) as f:
             out = {}
             for line in f:
-                k, v = line.split()
-                out[k] = int(v)
+                # "name value" counters; "listener ..." lines are not.
+                p = line.split()
+                if len(p) == 2 and p[1].lstrip("-").isdigit():
+                    out[p[0]] = int(p[1])
             return out
     except FileNotFoundError:
         return None

@@ -26,16 +26,19 @@
 
 #include "cache.h"
 #include "kweb.h"
+#include "mimemap.h"
 
 atomic_long_t kweb_cache_pinned = ATOMIC_LONG_INIT(0);
 
-void kweb_cache_init(struct kweb_cache *c, size_t limit, size_t max_file)
+void kweb_cache_init(struct kweb_cache *c, size_t limit, size_t max_file,
+		     struct kweb_stats __percpu *stats)
 {
 	spin_lock_init(&c->lock);
 	hash_init(c->table);
 	INIT_LIST_HEAD(&c->lru);
 	c->limit = limit;
 	c->max_file = max_file;
+	c->stats = stats;
 }
 
 static size_t kweb_centry_bytes(const struct kweb_centry *e)
@@ -101,7 +104,7 @@ static void kweb_cache_invalidate(struct kweb_cache *c, struct kweb_centry *e)
 	spin_lock_bh(&c->lock);
 	if (e->hashed) {
 		kweb_cache_unhash(c, e);
-		kweb_stat_add(KWEB_STAT_CACHE_INVALIDATIONS, 1);
+		kweb_stat_add(c->stats, KWEB_STAT_CACHE_INVALIDATIONS, 1);
 	}
 	spin_unlock_bh(&c->lock);
 }
@@ -131,7 +134,7 @@ struct kweb_centry *kweb_cache_lookup(struct kweb_cache *c, const char *key,
 		}
 		if (!READ_ONCE(e->referenced))
 			WRITE_ONCE(e->referenced, true);
-		kweb_stat_add(KWEB_STAT_CACHE_HITS, 1);
+		kweb_stat_add(c->stats, KWEB_STAT_CACHE_HITS, 1);
 		return e;
 	}
 	rcu_read_unlock();
@@ -155,7 +158,7 @@ static void kweb_cache_make_room(struct kweb_cache *c, size_t need)
 			continue;
 		}
 		kweb_cache_unhash(c, e);
-		kweb_stat_add(KWEB_STAT_CACHE_EVICTIONS, 1);
+		kweb_stat_add(c->stats, KWEB_STAT_CACHE_EVICTIONS, 1);
 	}
 }
 
@@ -169,7 +172,13 @@ static void kweb_cache_insert(struct kweb_cache *c, struct kweb_centry *e)
 		if (old->key_len == e->key_len &&
 		    !memcmp(old->key, e->key, e->key_len))
 			kweb_cache_unhash(c, old);
-	if (kweb_centry_bytes(e) <= c->limit) {
+	/*
+	 * Not if the MIME map changed since e's type was looked up: the
+	 * change's flush may have run already. Under c->lock, which the
+	 * flush takes after the new generation is published.
+	 */
+	if (kweb_centry_bytes(e) <= c->limit &&
+	    e->mime_gen == kweb_mime_generation()) {
 		kweb_cache_make_room(c, kweb_centry_bytes(e));
 		refcount_inc(&e->ref);
 		e->hashed = true;
@@ -192,7 +201,8 @@ struct kweb_centry *kweb_cache_fill(struct kweb_cache *c, const char *key,
 	unsigned int i, nr = DIV_ROUND_UP(f->size, PAGE_SIZE);
 	struct kweb_centry *e;
 
-	if (f->via_symlink || f->size > c->max_file || (f->rename_seq & 1))
+	if (f->via_symlink || f->size > READ_ONCE(c->max_file) ||
+	    (f->rename_seq & 1))
 		return NULL;
 	e = kzalloc(struct_size(e, key, len + 1), GFP_KERNEL);
 	if (!e)
@@ -213,6 +223,7 @@ struct kweb_centry *kweb_cache_fill(struct kweb_cache *c, const char *key,
 	e->rename_seq = f->rename_seq;
 	e->mtime = f->mtime;
 	e->content_type = f->content_type;
+	e->mime_gen = f->mime_gen;
 	e->etag_len = kweb_etag_format(e->etag, f->mtime, f->size);
 	kweb_http_date_format(f->mtime, e->last_modified);
 	e->key_len = len;
@@ -238,12 +249,50 @@ drop:
 	return NULL;
 }
 
-void kweb_cache_flush(struct kweb_cache *c)
+/*
+ * Drop every entry; their pages are let go once the responses sending
+ * from them are done. Returns how many there were.
+ */
+unsigned int kweb_cache_flush(struct kweb_cache *c)
 {
 	struct kweb_centry *e, *tmp;
+	unsigned int n = 0;
 
 	spin_lock_bh(&c->lock);
-	list_for_each_entry_safe(e, tmp, &c->lru, lru)
+	list_for_each_entry_safe(e, tmp, &c->lru, lru) {
 		kweb_cache_unhash(c, e);
+		n++;
+	}
+	spin_unlock_bh(&c->lock);
+	return n;
+}
+
+/* Drop the entry for key (a normalized path), if any; returns 1 or 0. */
+unsigned int kweb_cache_flush_key(struct kweb_cache *c, const char *key,
+				  size_t len)
+{
+	u32 hash = jhash(key, len, 0);
+	struct kweb_centry *e;
+	struct hlist_node *tmp;
+	unsigned int n = 0;
+
+	spin_lock_bh(&c->lock);
+	hash_for_each_possible_safe(c->table, e, tmp, hnode, hash)
+		if (e->key_len == len && !memcmp(e->key, key, len)) {
+			kweb_cache_unhash(c, e);
+			n++;
+		}
+	spin_unlock_bh(&c->lock);
+	return n;
+}
+
+/* New bounds; a smaller limit evicts at once. */
+void kweb_cache_set_limits(struct kweb_cache *c, size_t limit,
+			   size_t max_file)
+{
+	spin_lock_bh(&c->lock);
+	WRITE_ONCE(c->limit, limit);
+	WRITE_ONCE(c->max_file, max_file);
+	kweb_cache_make_room(c, 0);
 	spin_unlock_bh(&c->lock);
 }

@@ -37,6 +37,7 @@ struct kweb_centry {
 	/* What the response needs. */
 	s64 mtime;
 	const char *content_type;
+	u32 mime_gen;			/* the MIME map content_type came from */
 	char etag[KWEB_ETAG_MAX + 1];
 	int etag_len;
 	char last_modified[KWEB_HTTP_DATE_LEN + 1];
@@ -54,13 +55,16 @@ struct kweb_cache {
 	DECLARE_HASHTABLE(table, KWEB_CACHE_BITS);
 	struct list_head lru;		/* most recently inserted first */
 	size_t bytes;			/* pinned by hashed entries */
-	size_t limit;
+	size_t limit;			/* under lock */
 	size_t max_file;
+	struct kweb_stats __percpu *stats;	/* its listener's counters */
 };
 
 struct kweb_file;
+struct kweb_stats;
 
-void kweb_cache_init(struct kweb_cache *c, size_t limit, size_t max_file);
+void kweb_cache_init(struct kweb_cache *c, size_t limit, size_t max_file,
+		     struct kweb_stats __percpu *stats);
 struct kweb_centry *kweb_cache_lookup(struct kweb_cache *c, const char *key,
 				      size_t len);
 struct kweb_centry *kweb_cache_fill(struct kweb_cache *c, const char *key,
@@ -68,6 +72,10 @@ struct kweb_centry *kweb_cache_fill(struct kweb_cache *c, const char *key,
 bool kweb_centry_valid(const struct kweb_centry *e);
 bool kweb_centry_unchanged(const struct kweb_centry *e);
 void kweb_centry_put(struct kweb_centry *e);
-void kweb_cache_flush(struct kweb_cache *c);
+unsigned int kweb_cache_flush(struct kweb_cache *c);
+unsigned int kweb_cache_flush_key(struct kweb_cache *c, const char *key,
+				  size_t len);
+void kweb_cache_set_limits(struct kweb_cache *c, size_t limit,
+			   size_t max_file);
 
 #endif /* KWEB_CACHE_H */

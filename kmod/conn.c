@@ -100,6 +100,7 @@ static void kweb_conn_response_done(struct kweb_conn *conn)
 {
 	bool keep_alive = conn->resp.keep_alive;
 
+	kweb_log_end(conn, conn->resp.status, conn->resp.body_len);
 	kweb_response_release(&conn->resp);
 	conn->nr_requests++;
 	if (!keep_alive) {
@@ -136,6 +137,8 @@ static enum kweb_read kweb_conn_handoff_begin(struct kweb_conn *conn,
 	conn->handoff = why;
 	conn->handoff_head = req->method == KWEB_METHOD_HEAD;
 	conn->state = KWEB_CONN_HANDOFF_WAIT;
+	/* The head stays in conn->buf: nothing is peeked until it leaves. */
+	kweb_log_begin(conn, req, KWEB_ANSWERER_BACKEND);
 	return KWEB_READ_ANSWERED;
 }
 
@@ -160,8 +163,11 @@ static bool kweb_conn_handoff_ready(struct kweb_conn *conn, bool atomic)
 	if (atomic)
 		return false;
 	status = kweb_handoff_prepare(conn, conn->handoff);
-	if (status)
+	if (status) {
 		kweb_response_error(conn, status, conn->handoff_head, false);
+		/* Refused: kweb answered after all. */
+		conn->log.who = KWEB_ANSWERER_WORKER;
+	}
 	return true;
 }
 
@@ -198,6 +204,7 @@ static enum kweb_read kweb_conn_read(struct kweb_conn *conn, bool atomic)
 	if (conn->idle) {
 		/* The first bytes of a request start its header timeout. */
 		conn->idle = false;
+		conn->log.start = ktime_get();
 		kweb_conn_arm(conn, conn->srv->limits.header_timeout);
 	}
 
@@ -211,13 +218,15 @@ static enum kweb_read kweb_conn_read(struct kweb_conn *conn, bool atomic)
 	if (atomic) {
 		if (res != KWEB_PARSE_OK || !kweb_request_cached(conn, &req))
 			return KWEB_READ_WORKER;
-		kweb_stat_add(KWEB_STAT_REQ_SOFTIRQ, 1);
+		kweb_stat_add(conn->srv->stats, KWEB_STAT_REQ_SOFTIRQ, 1);
 	} else {
 		why = kweb_request_handle(conn, res, &req);
 		if (why != KWEB_ROUTE_SERVE)
 			return kweb_conn_handoff_begin(conn, why, &req);
-		kweb_stat_add(KWEB_STAT_REQ_WORKER, 1);
+		kweb_stat_add(conn->srv->stats, KWEB_STAT_REQ_WORKER, 1);
 	}
+	kweb_log_begin(conn, &req, atomic ? KWEB_ANSWERER_SOFTIRQ :
+		       KWEB_ANSWERER_WORKER);
 	/* A request answered as malformed is never consumed: we close. */
 	if (res == KWEB_PARSE_OK) {
 		kweb_recv_consume(sk, req.head_len);
@@ -333,10 +342,26 @@ static void kweb_conn_restore_callbacks(struct kweb_conn *conn)
 }
 
 /* The connection leaves kweb: callbacks, timer and response go. */
-static void kweb_conn_detach(struct kweb_conn *conn)
+/* Body bytes of the response in flight that went out. */
+static u64 kweb_conn_body_sent(const struct kweb_response *r)
+{
+	u64 left = r->end > r->pos ? r->end - r->pos : 0;
+
+	return r->body_len > left ? r->body_len - left : 0;
+}
+
+/*
+ * Softirq and the timer are done with conn. A request it was answering
+ * (cut short by an error, a timeout, a reset or the server's stop) is
+ * logged with what went out, as nginx logs it; a handoff logs its own.
+ */
+static void kweb_conn_detach(struct kweb_conn *conn, bool log)
 {
 	kweb_conn_restore_callbacks(conn);
 	del_timer_sync(&conn->timer);
+	if (log)
+		kweb_log_end(conn, conn->resp.status,
+			     kweb_conn_body_sent(&conn->resp));
 	kweb_response_release(&conn->resp);
 }
 
@@ -354,14 +379,14 @@ static void kweb_conn_unlist(struct kweb_conn *conn)
 
 static void kweb_conn_close(struct kweb_conn *conn)
 {
-	kweb_conn_detach(conn);
+	kweb_conn_detach(conn, true);
 	sock_release(conn->sock);
 	if (conn->req)
 		reqsk_put(conn->req);
 	/* A handoff that the server's stop overtook. */
 	if (conn->backend)
 		sock_put(conn->backend);
-	kweb_stat_add(KWEB_STAT_CONN_CLOSED, 1);
+	kweb_stat_add(conn->srv->stats, KWEB_STAT_CONN_CLOSED, 1);
 	kweb_conn_unlist(conn);
 }
 
@@ -386,7 +411,7 @@ static void kweb_conn_work(struct work_struct *work)
 		kweb_conn_close(conn);
 	} else if (handoff) {
 		conn->closed = true;
-		kweb_conn_detach(conn);
+		kweb_conn_detach(conn, false);
 		kweb_handoff(conn);
 		kweb_conn_unlist(conn);
 	} else if (shutdown) {
@@ -470,7 +495,7 @@ void kweb_conn_adopt(struct kweb_listener *l, struct request_sock *req,
 	list_add(&conn->node, &srv->conns);
 	srv->nr_conns++;
 	spin_unlock(&srv->conns_lock);
-	kweb_stat_add(KWEB_STAT_CONN_ACCEPTED, 1);
+	kweb_stat_add(srv->stats, KWEB_STAT_CONN_ACCEPTED, 1);
 
 	/*
 	 * Once the callbacks are ours, softirq may serve and the work item

@@ -6,6 +6,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cred.h>
 #include <linux/dcache.h>
 #include <linux/fs.h>
 #include <linux/magic.h>
@@ -16,7 +17,7 @@
 
 #include "compat.h"
 #include "kweb.h"
-#include "mime.h"
+#include "mimemap.h"
 
 /*
  * LOOKUP_BENEATH refuses ".." above the docroot and absolute symlinks with
@@ -63,8 +64,8 @@ static int kweb_lookup(struct kweb_server *srv, const char *rel,
  * -EISDIR for a directory named without the trailing slash, -EACCES for
  * what exists but may not be served, or the lookup's error.
  */
-int kweb_file_open(struct kweb_server *srv, char *path, size_t len,
-		   struct kweb_file *f)
+static int kweb_file_open_as(struct kweb_server *srv, char *path,
+			     size_t len, struct kweb_file *f)
 {
 	const char *rel = path + 1;	/* relative to the docroot */
 	struct path p;
@@ -96,7 +97,7 @@ int kweb_file_open(struct kweb_server *srv, char *path, size_t len,
 		err = -EACCES;
 		goto out;
 	}
-	filp = dentry_open(&p, O_RDONLY | O_LARGEFILE, current_cred());
+	filp = dentry_open(&p, O_RDONLY | O_LARGEFILE, srv->cred);
 	if (IS_ERR(filp)) {
 		err = PTR_ERR(filp);
 		goto out;
@@ -105,10 +106,24 @@ int kweb_file_open(struct kweb_server *srv, char *path, size_t len,
 	f->size = st.size;
 	f->mtime = st.mtime.tv_sec;
 	f->ctime = st.ctime;
-	f->content_type = kweb_mime_type(path, strlen(path));
+	f->mime_gen = kweb_mime_generation();
+	f->content_type = kweb_mime_lookup(path, strlen(path));
 	err = 0;
 out:
 	path_put(&p);
+	return err;
+}
+
+/* With the rights of srv's creator (see kweb_server_create()). */
+int kweb_file_open(struct kweb_server *srv, char *path, size_t len,
+		   struct kweb_file *f)
+{
+	const struct cred *old;
+	int err;
+
+	old = override_creds(srv->cred);
+	err = kweb_file_open_as(srv, path, len, f);
+	revert_creds(old);
 	return err;
 }
 

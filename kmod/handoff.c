@@ -24,12 +24,10 @@
 #include "compat.h"
 #include "kweb.h"
 
-int kweb_backend_init(struct kweb_backend *b, const char *ipv4,
-		      const char *ipv6, const char *prefixes,
-		      const char *extensions)
+/* Parse the backend's addresses (module parameters' text). */
+int kweb_backend_parse(struct kweb_backend *b, const char *ipv4,
+		       const char *ipv6)
 {
-	int err;
-
 	if (!in4_pton(ipv4, -1, (u8 *)&b->addr4, -1, NULL)) {
 		pr_err("backend_ipv4=%s is not an IPv4 address\n", ipv4);
 		return -EINVAL;
@@ -38,13 +36,7 @@ int kweb_backend_init(struct kweb_backend *b, const char *ipv4,
 		pr_err("backend_ipv6=%s is not an IPv6 address\n", ipv6);
 		return -EINVAL;
 	}
-	err = kweb_route_rules_parse(&b->rules, prefixes, extensions);
-	if (err)
-		pr_err("dynamic_prefixes=%s dynamic_extensions=%s: %s\n",
-		       prefixes, extensions, err == -E2BIG ?
-		       "too many entries" :
-		       "each entry must be /prefix or .extension");
-	return err;
+	return 0;
 }
 
 /* The backend listener for sk's family, with a reference; NULL if none. */
@@ -53,7 +45,7 @@ static struct sock *kweb_backend_lookup(struct kweb_server *srv,
 {
 	struct net *net = sock_net(sk);
 	struct inet_hashinfo *hinfo = net->ipv4.tcp_death_row.hashinfo;
-	u16 port = kweb_backend_port();
+	u16 port = kweb_server_backend_port(srv);
 	struct sock *lsk = NULL;
 
 	rcu_read_lock();
@@ -91,12 +83,12 @@ static u16 kweb_backend_get(struct kweb_server *srv, struct sock *sk,
 	if (!lsk || lsk->sk_state != TCP_LISTEN) {
 		if (lsk)
 			sock_put(lsk);
-		kweb_stat_add(KWEB_STAT_HANDOFF_NO_BACKEND, 1);
+		kweb_stat_add(srv->stats, KWEB_STAT_HANDOFF_NO_BACKEND, 1);
 		return 502;
 	}
 	if (sk_acceptq_is_full(lsk)) {
 		sock_put(lsk);
-		kweb_stat_add(KWEB_STAT_HANDOFF_QUEUE_FULL, 1);
+		kweb_stat_add(srv->stats, KWEB_STAT_HANDOFF_QUEUE_FULL, 1);
 		return 503;
 	}
 	*lskp = lsk;
@@ -119,8 +111,8 @@ static void kweb_handoff_reset(struct sock *sk)
  * listener is dropped. A listener that stopped listening meanwhile resets
  * the child. Returns whether sk was queued.
  */
-static bool kweb_handoff_move(struct sock *sk, struct request_sock *req,
-			      struct sock *lsk)
+static bool kweb_handoff_move(struct kweb_server *srv, struct sock *sk,
+			      struct request_sock *req, struct sock *lsk)
 {
 	struct sock *old;
 	bool queued;
@@ -141,7 +133,7 @@ static bool kweb_handoff_move(struct sock *sk, struct request_sock *req,
 	sock_put(sk);
 	sock_put(old);
 	if (!queued)
-		kweb_stat_add(KWEB_STAT_HANDOFF_FAILED, 1);
+		kweb_stat_add(srv->stats, KWEB_STAT_HANDOFF_FAILED, 1);
 	return queued;
 }
 
@@ -159,7 +151,7 @@ u16 kweb_handoff_prepare(struct kweb_conn *conn, enum kweb_route why)
 
 	/* A Fast Open child's request stays with kweb's listener. */
 	if (!conn->req) {
-		kweb_stat_add(KWEB_STAT_HANDOFF_FAILED, 1);
+		kweb_stat_add(conn->srv->stats, KWEB_STAT_HANDOFF_FAILED, 1);
 		return 503;
 	}
 	status = kweb_backend_get(conn->srv, conn->sk, &lsk);
@@ -190,9 +182,14 @@ void kweb_handoff(struct kweb_conn *conn)
 	sock_release(sock);
 	conn->sock = NULL;
 
-	if (kweb_handoff_move(sk, conn->req, conn->backend))
-		kweb_stat_add(KWEB_STAT_HANDOFF_METHOD + conn->handoff -
-			      KWEB_ROUTE_METHOD, 1);
+	if (kweb_handoff_move(conn->srv, sk, conn->req, conn->backend)) {
+		kweb_stat_add(conn->srv->stats, KWEB_STAT_HANDOFF_METHOD +
+			      conn->handoff - KWEB_ROUTE_METHOD, 1);
+		kweb_log_end(conn, 0, 0);
+	} else {
+		/* Closed without a response: nginx's 444. */
+		kweb_log_end(conn, 444, 0);
+	}
 	conn->req = NULL;
 	conn->backend = NULL;
 }
@@ -218,7 +215,7 @@ bool kweb_handoff_child(struct kweb_listener *l, struct request_sock *req,
 	lock_sock(child);
 	kweb_handoff_reset(child);
 	release_sock(child);
-	if (kweb_handoff_move(child, req, lsk))
-		kweb_stat_add(KWEB_STAT_HANDOFF_CONN_LIMIT, 1);
+	if (kweb_handoff_move(l->srv, child, req, lsk))
+		kweb_stat_add(l->srv->stats, KWEB_STAT_HANDOFF_CONN_LIMIT, 1);
 	return true;
 }

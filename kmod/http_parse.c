@@ -266,7 +266,8 @@ static int kweb_hp_transfer_encoding(struct kweb_hp *h, struct kweb_str v)
  * Act on one field line. A repeated Range or If-Range is not an error, but
  * the slice then holds the name of the repeated field instead of a value,
  * which kweb_range_parse() and kweb_if_range() never accept, so the whole
- * file is sent; repeated If-None-Match and If-Modified-Since keep the first.
+ * file is sent; repeated If-None-Match, If-Modified-Since, Referer and
+ * User-Agent keep the first.
  */
 static int kweb_hp_field(struct kweb_hp *h, struct kweb_str name,
 			 struct kweb_str v)
@@ -300,6 +301,12 @@ static int kweb_hp_field(struct kweb_hp *h, struct kweb_str name,
 	} else if (kweb_hp_ieq(n, nl, "if-modified-since")) {
 		if (!req->if_modified_since.p)
 			req->if_modified_since = v;
+	} else if (kweb_hp_ieq(n, nl, "referer")) {
+		if (!req->referer.p)
+			req->referer = v;
+	} else if (kweb_hp_ieq(n, nl, "user-agent")) {
+		if (!req->user_agent.p)
+			req->user_agent = v;
 	} else if (req->minor == 0) {
 		/* HTTP/1.0: ignore Upgrade (RFC 9110 7.8) and Expect (10.1.1) */
 		return KWEB_HP_DONE;

@@ -30,8 +30,8 @@ enum kweb_parse_result {
  * Values are trimmed of OWS. A repeated Range or If-Range is not an error:
  * the slice then holds the repeated field's name instead of a value, which
  * neither kweb_range_parse() nor kweb_if_range() accepts, so the request
- * gets the whole file. A repeated If-None-Match or If-Modified-Since keeps
- * the first. Host is checked against the characters of uri-host and port
+ * gets the whole file. A repeated If-None-Match, If-Modified-Since,
+ * Referer or User-Agent keeps the first. Host is checked against the characters of uri-host and port
  * (and "..", like nginx); a bad or repeated one is 400. HTTP/1.0 requests
  * never get upgrade or expect_continue (RFC 9110 7.8 and 10.1.1).
  */
@@ -55,6 +55,8 @@ struct kweb_request {
 	struct kweb_str if_range;
 	struct kweb_str if_none_match;
 	struct kweb_str if_modified_since;
+	struct kweb_str referer;	/* for the access log only */
+	struct kweb_str user_agent;
 };
 
 /*

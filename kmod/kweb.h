@@ -9,6 +9,7 @@
 #include <linux/in6.h>
 #include <linux/kref.h>
 #include <linux/list.h>
+#include <linux/mutex.h>
 #include <linux/path.h>
 #include <linux/percpu.h>
 #include <linux/spinlock.h>
@@ -17,7 +18,9 @@
 #include <linux/workqueue.h>
 #include <net/sock.h>
 
+#include "accesslog.h"
 #include "cache.h"
+#include "config.h"
 #include "http_parse.h"
 #include "http_path.h"
 #include "http_route.h"
@@ -26,17 +29,6 @@
 
 /* Response header buffer: the header, and an error body after it. */
 #define KWEB_HDR_MAX 2048
-
-/* Limits; module parameters set them (main.c). */
-struct kweb_limits {
-	unsigned int max_header_size;	/* request head bytes: 414/431 beyond */
-	unsigned int keepalive_timeout;	/* seconds idle between requests */
-	unsigned int header_timeout;	/* seconds to receive one request head */
-	unsigned int send_timeout;	/* seconds a send may make no progress */
-	unsigned int linger_timeout;	/* seconds to wait for the peer's FIN */
-	unsigned int max_connections;	/* beyond: to the backend, or closed */
-	unsigned int max_requests;	/* per connection; then Connection: close */
-};
 
 enum kweb_stat {
 	KWEB_STAT_CONN_ACCEPTED,
@@ -63,6 +55,8 @@ enum kweb_stat {
 	KWEB_STAT_HANDOFF_NO_BACKEND,	/* nothing listening: 502 */
 	KWEB_STAT_HANDOFF_QUEUE_FULL,	/* backlog full: 503 */
 	KWEB_STAT_HANDOFF_FAILED,	/* anything else: 503 or a reset */
+	KWEB_STAT_LOG_RECORDS,		/* access log records published */
+	KWEB_STAT_LOG_DROPPED,		/* ... and lost */
 	KWEB_STAT_NR,
 };
 
@@ -73,14 +67,23 @@ struct kweb_stats {
 	u64 v[KWEB_STAT_NR];
 };
 
-DECLARE_PER_CPU(struct kweb_stats, kweb_stats);
-
-static inline void kweb_stat_add(enum kweb_stat s, u64 n)
+/*
+ * Counted for the listener whose counters own are. A namespace's totals
+ * are its listeners' added up when read, plus those of its listeners
+ * gone: the data path pays for one counter, and no namespace sees
+ * another's traffic.
+ */
+static inline void kweb_stat_add(struct kweb_stats __percpu *own,
+				 enum kweb_stat s, u64 n)
 {
-	this_cpu_add(kweb_stats.v[s], n);
+	this_cpu_add(own->v[s], n);
 }
 
-u64 kweb_stat_read(enum kweb_stat s);
+u64 kweb_stat_read_own(struct kweb_stats __percpu *own, enum kweb_stat s);
+/* Under kweb_ctl_mutex: net's totals, its listeners gone included. */
+u64 kweb_stat_read(const struct net *net, enum kweb_stat s);
+/* Every namespace's, listeners gone included (for the unload message). */
+u64 kweb_stat_read_all(enum kweb_stat s);
 
 struct kweb_server;
 
@@ -95,23 +98,49 @@ struct kweb_listener {
 	void (*orig_state_change)(struct sock *sk);
 };
 
-/* Where requests kweb does not serve go: the port is a runtime parameter. */
+/* Where requests kweb does not serve go (the routes are kweb_rules()). */
 struct kweb_backend {
 	__be32 addr4;
 	struct in6_addr addr6;
-	struct kweb_route_rules rules;
+	u16 port;			/* 0: the module-wide backend_port */
 };
 
-/* A port served from one docroot. */
-struct kweb_server {
-	struct path docroot;
+/* How to make a server: what listener-add (or insmod) says. */
+struct kweb_server_args {
+	const char *docroot;
 	u16 port;
+	struct kweb_backend backend;
+	bool any;			/* every address of both families */
+	bool has_addr4, has_addr6;	/* else only these */
+	__be32 addr4;
+	struct in6_addr addr6;
+	/* Which input to blame in an extack message; NULL at module load. */
+	const struct nlattr *docroot_attr, *port_attr, *addr_attr;
+};
+
+/*
+ * A port served from one docroot: a listener of the netlink API. Servers
+ * are in kweb_servers, created and destroyed under kweb_ctl_mutex.
+ */
+struct kweb_server {
+	u32 id;
+	struct list_head node;		/* in kweb_servers */
+	struct path docroot;
+	const struct cred *cred;	/* files are opened with its creator's */
+	u16 port;
+	bool any;			/* as in struct kweb_server_args */
+	bool has_addr4, has_addr6;
+	__be32 addr4;
+	struct in6_addr addr6;
 	struct kweb_limits limits;
 	struct kweb_backend backend;
 	struct kweb_cache cache;
-	struct net *net;		/* where the listeners are */
+	struct net *net;		/* where the listeners are; no reference */
 	struct kweb_listener listeners[2];	/* IPv4, IPv6 */
 	int nr_listeners;
+	struct kweb_stats __percpu *stats;	/* this listener's counters */
+	struct kweb_log_batch __percpu *log;	/* accesslog.c */
+	struct delayed_work log_flush;
 
 	spinlock_t conns_lock;		/* conns, nr_conns, stopping */
 	struct list_head conns;
@@ -138,6 +167,7 @@ struct kweb_file {
 	unsigned int rename_seq;	/* rename_lock, sampled before lookup */
 	bool via_symlink;		/* the lookup followed a symlink */
 	const char *content_type;
+	u32 mime_gen;			/* kweb_mime_generation() before it */
 };
 
 /*
@@ -153,6 +183,8 @@ struct kweb_response {
 	loff_t pos;
 	loff_t end;
 	bool keep_alive;
+	u16 status;			/* for the access log */
+	u64 body_len;
 };
 
 struct kweb_conn {
@@ -182,24 +214,46 @@ struct kweb_conn {
 	struct sock *backend;		/* HANDOFF: its listener, referenced */
 	enum kweb_route handoff;	/* HANDOFF(_WAIT): why */
 	bool handoff_head;		/* HANDOFF_WAIT: 502/503 without a body */
+	struct kweb_log_req log;	/* the current request, for its record */
 };
 
-/* proc.c: /proc/net/kweb */
-int kweb_proc_init(struct kweb_server *srv);
-void kweb_proc_exit(struct kweb_server *srv);
+/* proc.c: /proc/net/kweb, in every network namespace. */
+int kweb_proc_init(struct net *net);
+void kweb_proc_exit(struct net *net);
+
+/*
+ * server.c: the servers of every network namespace. kweb_ctl_mutex
+ * serializes the control paths (netlink, /proc, netns exit, parameters);
+ * the data path never takes it: it reaches its server from the socket.
+ */
+extern struct mutex kweb_ctl_mutex;
+extern struct list_head kweb_servers;
+struct netlink_ext_ack;
+struct kweb_server *kweb_server_create(struct net *net,
+				       const struct kweb_server_args *args,
+				       struct netlink_ext_ack *extack);
+void kweb_server_destroy(struct kweb_server *srv);
+struct kweb_server *kweb_server_find(const struct net *net, u32 id);
+bool kweb_backend_port_clashes(u16 v);
+u16 kweb_server_backend_port(const struct kweb_server *srv);
+int kweb_servers_init(void);
+void kweb_servers_exit(void);
+
+/* main.c: the backend addresses of the module parameters. */
+void kweb_backend_defaults(struct kweb_backend *b);
+
+/* netlink.c: the kweb generic netlink family (uapi/kweb.yaml). */
+extern struct genl_family kweb_nl_family;
+int kweb_netlink_init(void);
+void kweb_netlink_exit(void);
 
 /* listener.c */
 int kweb_listeners_start(struct kweb_server *srv);
 void kweb_listeners_stop(struct kweb_server *srv);
 
-/* main.c: parameters that may change at run time. */
-u16 kweb_backend_port(void);
-bool kweb_backend_missing(void);
-
 /* handoff.c: moving a connection to the backend's accept queue. */
-int kweb_backend_init(struct kweb_backend *b, const char *ipv4,
-		      const char *ipv6, const char *prefixes,
-		      const char *extensions);
+int kweb_backend_parse(struct kweb_backend *b, const char *ipv4,
+		       const char *ipv6);
 u16 kweb_handoff_prepare(struct kweb_conn *conn, enum kweb_route why);
 void kweb_handoff(struct kweb_conn *conn);
 bool kweb_handoff_child(struct kweb_listener *l, struct request_sock *req,

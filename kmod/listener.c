@@ -86,8 +86,8 @@ static int kweb_listener_start(struct kweb_server *srv,
 	struct sock *sk;
 	int err, addrlen;
 
-	err = sock_create_kern(current->nsproxy->net_ns, family, SOCK_STREAM,
-			       IPPROTO_TCP, &sock);
+	err = sock_create_kern(srv->net, family, SOCK_STREAM, IPPROTO_TCP,
+			       &sock);
 	if (err)
 		return err;
 	sk = sock->sk;
@@ -107,14 +107,14 @@ static int kweb_listener_start(struct kweb_server *srv,
 		if (err)
 			goto out;
 		sin6->sin6_family = AF_INET6;
-		sin6->sin6_addr = in6addr_any;
+		sin6->sin6_addr = srv->any ? in6addr_any : srv->addr6;
 		sin6->sin6_port = htons(srv->port);
 		addrlen = sizeof(*sin6);
 	} else {
 		struct sockaddr_in *sin = (struct sockaddr_in *)&addr;
 
 		sin->sin_family = AF_INET;
-		sin->sin_addr.s_addr = htonl(INADDR_ANY);
+		sin->sin_addr.s_addr = srv->any ? htonl(INADDR_ANY) : srv->addr4;
 		sin->sin_port = htons(srv->port);
 		addrlen = sizeof(*sin);
 	}
@@ -167,8 +167,13 @@ int kweb_listeners_start(struct kweb_server *srv)
 	for (i = 0; i < ARRAY_SIZE(families); i++) {
 		struct kweb_listener *l = &srv->listeners[srv->nr_listeners];
 
+		if (!srv->any && !(families[i] == AF_INET ? srv->has_addr4 :
+				   srv->has_addr6))
+			continue;
 		err = kweb_listener_start(srv, l, families[i]);
-		if (err == -EAFNOSUPPORT && families[i] == AF_INET6) {
+		/* Only a wildcard listener may go without IPv6. */
+		if (err == -EAFNOSUPPORT && families[i] == AF_INET6 &&
+		    srv->any) {
 			pr_info("IPv6 unavailable, serving IPv4 only\n");
 			continue;
 		}

@@ -169,9 +169,8 @@ static bool kweb_mm_ieq(const char *p, size_t len, const char *lc)
 	return !lc[len];
 }
 
-const char *kweb_mime_type(const char *path, size_t len)
+size_t kweb_mime_ext(const char *path, size_t len)
 {
-	const struct kweb_mm_type *m;
 	size_t i = len, dot = 0;
 
 	/* The last '.' of the last segment, unless it starts the segment. */
@@ -180,7 +179,15 @@ const char *kweb_mime_type(const char *path, size_t len)
 			dot = i;
 		i--;
 	}
-	if (!dot || dot - 1 == i || len - dot > KWEB_MM_EXT_MAX)
+	return !dot || dot - 1 == i ? len : dot;
+}
+
+const char *kweb_mime_type(const char *path, size_t len)
+{
+	const struct kweb_mm_type *m;
+	size_t dot = kweb_mime_ext(path, len);
+
+	if (dot == len || len - dot > KWEB_MM_EXT_MAX)
 		return "application/octet-stream";
 
 	for (m = kweb_mm_types; m->ext; m++)

@@ -12,4 +12,11 @@
  */
 const char *kweb_mime_type(const char *path, size_t len);
 
+/*
+ * Where the extension kweb_mime_type() goes by starts: the index after the
+ * last '.' of the last segment; len when there is none ("a", ".profile",
+ * "a.").
+ */
+size_t kweb_mime_ext(const char *path, size_t len);
+
 #endif /* KWEB_MIME_H */

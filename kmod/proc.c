@@ -1,7 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * /proc/net/kweb: the counters, one "name value" per line, so scripts and
- * tests read them without a netlink client.
+ * /proc/net/kweb: a summary for people and scripts, in every network
+ * namespace. Every line is "name value" with an integer value, so scripts
+ * and tests read the counters without a netlink client, then one line per
+ * listener of the namespace ("listener ID key value ..."), which such
+ * readers skip. Figures and counters are the namespace's (its listeners
+ * gone included), but pinned_bytes, which is module-wide. "port" is the
+ * first listener's, 0 when there is none.
  */
 #include <linux/proc_fs.h>
 #include <linux/seq_file.h>
@@ -11,31 +16,60 @@
 
 static int kweb_proc_show(struct seq_file *m, void *v)
 {
-	struct kweb_server *srv = m->private;
+	struct net *net = seq_file_single_net(m);
+	struct kweb_server *srv;
+	unsigned int conns = 0, nr = 0;
+	size_t bytes = 0, limit = 0;
+	u16 port = 0;
 	int i;
 
-	seq_printf(m, "port %u\n", srv->port);
-	seq_printf(m, "connections_open %u\n", READ_ONCE(srv->nr_conns));
+	mutex_lock(&kweb_ctl_mutex);
+	list_for_each_entry(srv, &kweb_servers, node) {
+		if (!net_eq(srv->net, net))
+			continue;
+		if (!nr++)
+			port = srv->port;
+		conns += READ_ONCE(srv->nr_conns);
+		bytes += READ_ONCE(srv->cache.bytes);
+		limit += READ_ONCE(srv->cache.limit);
+	}
+	seq_printf(m, "port %u\n", port);
+	seq_printf(m, "connections_open %u\n", conns);
 	for (i = 0; i < KWEB_STAT_NR; i++)
 		seq_printf(m, "%s %llu\n", kweb_stat_names[i],
-			   kweb_stat_read(i));
-	seq_printf(m, "cache_bytes %zu\n", READ_ONCE(srv->cache.bytes));
-	seq_printf(m, "cache_limit %zu\n", srv->cache.limit);
+			   kweb_stat_read(net, i));
+	seq_printf(m, "cache_bytes %zu\n", bytes);
+	seq_printf(m, "cache_limit %zu\n", limit);
 	seq_printf(m, "pinned_bytes %ld\n",
 		   atomic_long_read(&kweb_cache_pinned));
+	seq_printf(m, "listeners %u\n", nr);
+	list_for_each_entry(srv, &kweb_servers, node) {
+		if (!net_eq(srv->net, net))
+			continue;
+		seq_printf(m, "listener %u port %u connections_open %u requests %llu cache_bytes %zu cache_limit %zu backend_port %u docroot ",
+			   srv->id, srv->port, READ_ONCE(srv->nr_conns),
+			   kweb_stat_read_own(srv->stats, KWEB_STAT_REQ_SOFTIRQ) +
+			   kweb_stat_read_own(srv->stats, KWEB_STAT_REQ_WORKER),
+			   READ_ONCE(srv->cache.bytes),
+			   READ_ONCE(srv->cache.limit),
+			   kweb_server_backend_port(srv));
+		/* Last: a path may hold spaces; escaped like /proc/mounts. */
+		seq_path(m, &srv->docroot, " \t\n\\");
+		seq_putc(m, '\n');
+	}
+	mutex_unlock(&kweb_ctl_mutex);
 	return 0;
 }
 
-int kweb_proc_init(struct kweb_server *srv)
+int kweb_proc_init(struct net *net)
 {
-	srv->net = current->nsproxy->net_ns;
-	if (!proc_create_single_data(KWEB_NAME, 0444, srv->net->proc_net,
-				     kweb_proc_show, srv))
+	if (!proc_create_net_single(KWEB_NAME, 0444, net->proc_net,
+				    kweb_proc_show, NULL))
 		return -ENOMEM;
 	return 0;
 }
 
-void kweb_proc_exit(struct kweb_server *srv)
+void kweb_proc_exit(struct net *net)
 {
-	remove_proc_entry(KWEB_NAME, srv->net->proc_net);
+	remove_proc_entry(KWEB_NAME, net->proc_net);
 }

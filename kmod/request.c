@@ -63,6 +63,9 @@ static void kweb_reply_send(struct kweb_conn *conn, struct kweb_reply *rp,
 	r->hdr_len = n;
 	r->hdr_sent = 0;
 	r->keep_alive = rp->keep_alive;
+	r->status = h->status;
+	/* As nginx's $body_bytes_sent: an error page counts. */
+	r->body_len = r->end - r->pos + (error_body && !rp->head ? blen : 0);
 	conn->state = KWEB_CONN_SEND;
 }
 
@@ -73,7 +76,7 @@ static void kweb_reply_error(struct kweb_conn *conn, struct kweb_reply *rp,
 
 	kweb_reply_init(rp, &h, status);
 	kweb_reply_send(conn, rp, &h, true);
-	kweb_stat_add(KWEB_STAT_REQ_ERROR, 1);
+	kweb_stat_add(conn->srv->stats, KWEB_STAT_REQ_ERROR, 1);
 }
 
 void kweb_response_error(struct kweb_conn *conn, u16 status, bool head,
@@ -253,6 +256,18 @@ static void kweb_reply_init_req(struct kweb_conn *conn, struct kweb_reply *rp,
 	rp->http10 = req->minor == 0;
 }
 
+/* The configured routes, which config-set may replace meanwhile. */
+static enum kweb_route kweb_request_route(struct kweb_conn *conn,
+					  const struct kweb_target *t)
+{
+	enum kweb_route why;
+
+	rcu_read_lock();
+	why = kweb_route_target(&kweb_rules()->r, t, conn->path);
+	rcu_read_unlock();
+	return why;
+}
+
 bool kweb_request_cached(struct kweb_conn *conn, struct kweb_request *req)
 {
 	struct kweb_reply rp;
@@ -266,8 +281,7 @@ bool kweb_request_cached(struct kweb_conn *conn, struct kweb_request *req)
 	if (kweb_path_normalize(req->target.p, req->target.len, conn->path,
 				PATH_MAX - sizeof("index.html"), &t))
 		return false;
-	if (kweb_route_target(&conn->srv->backend.rules, &t, conn->path) !=
-	    KWEB_ROUTE_SERVE)
+	if (kweb_request_route(conn, &t) != KWEB_ROUTE_SERVE)
 		return false;
 	e = kweb_cache_lookup(&conn->srv->cache, conn->path, t.path_len);
 	if (!e)
@@ -305,7 +319,7 @@ enum kweb_route kweb_request_handle(struct kweb_conn *conn,
 		kweb_reply_error(conn, &rp, err == -ENAMETOOLONG ? 414 : 400);
 		return KWEB_ROUTE_SERVE;
 	}
-	why = kweb_route_target(&conn->srv->backend.rules, &t, conn->path);
+	why = kweb_request_route(conn, &t);
 	if (why != KWEB_ROUTE_SERVE)
 		return why;
 
@@ -315,7 +329,7 @@ enum kweb_route kweb_request_handle(struct kweb_conn *conn,
 		kweb_reply_entry(conn, &rp, req, e);
 		return KWEB_ROUTE_SERVE;
 	}
-	kweb_stat_add(KWEB_STAT_CACHE_MISSES, 1);
+	kweb_stat_add(conn->srv->stats, KWEB_STAT_CACHE_MISSES, 1);
 	err = kweb_file_open(conn->srv, conn->path, t.path_len,
 			     &conn->resp.file);
 	if (err == -EISDIR) {

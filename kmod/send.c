@@ -78,11 +78,13 @@ static int kweb_send_body(struct kweb_conn *conn)
 		if (sendpage_ok(page)) {
 			n = kweb_tcp_send_page(conn->sk, page, off, len, flags);
 			if (n > 0)
-				kweb_stat_add(KWEB_STAT_BODY_SPLICED, n);
+				kweb_stat_add(conn->srv->stats,
+					      KWEB_STAT_BODY_SPLICED, n);
 		} else {
 			n = kweb_send_copy(conn->sk, page, off, len, flags);
 			if (n > 0)
-				kweb_stat_add(KWEB_STAT_BODY_COPIED, n);
+				kweb_stat_add(conn->srv->stats,
+					      KWEB_STAT_BODY_COPIED, n);
 		}
 		put_page(page);
 		if (n < 0)

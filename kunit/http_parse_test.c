@@ -352,6 +352,8 @@ static void parse_fields_test(struct kunit *test)
 		"Upgrade: h2c\r\n"
 		"Expect: 100-Continue\r\n"
 		"Content-Length: 007\r\n"
+		"Referer: http://example.com/a?b \r\n"
+		"user-agent: curl/7.88.1\r\n"
 		"\r\n";
 	struct kweb_request req;
 
@@ -369,6 +371,8 @@ static void parse_fields_test(struct kunit *test)
 					 "Sun, 06 Nov 1994 08:49:37 GMT"));
 	KUNIT_EXPECT_TRUE(test, req.upgrade);
 	KUNIT_EXPECT_TRUE(test, req.expect_continue);
+	KUNIT_EXPECT_TRUE(test, slice_is(req.referer, "http://example.com/a?b"));
+	KUNIT_EXPECT_TRUE(test, slice_is(req.user_agent, "curl/7.88.1"));
 	KUNIT_EXPECT_TRUE(test, req.has_content_length);
 	KUNIT_EXPECT_EQ(test, req.content_length, 7);
 	KUNIT_EXPECT_FALSE(test, req.chunked);
@@ -391,6 +395,8 @@ static void parse_absent_fields_test(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, req.if_range.p);
 	KUNIT_EXPECT_NULL(test, req.if_none_match.p);
 	KUNIT_EXPECT_NULL(test, req.if_modified_since.p);
+	KUNIT_EXPECT_NULL(test, req.referer.p);
+	KUNIT_EXPECT_NULL(test, req.user_agent.p);
 	KUNIT_EXPECT_FALSE(test, req.upgrade);
 	KUNIT_EXPECT_FALSE(test, req.expect_continue);
 	KUNIT_EXPECT_FALSE(test, req.has_content_length);
@@ -488,12 +494,16 @@ static void parse_dup_fields_test(struct kunit *test)
 				    "If-None-Match: \"2\"\r\n"
 				    "If-Modified-Since: one\r\n"
 				    "If-Modified-Since: two\r\n"
+				    "Referer: /r1\r\nReferer: /r2\r\n"
+				    "User-Agent: u1\r\nUser-Agent: u2\r\n"
 				    "\r\n", MAX_HEAD, &req), KWEB_PARSE_OK);
 	/* repeated Range and If-Range hold the repeated field's name */
 	KUNIT_EXPECT_TRUE(test, slice_is(req.range, "range"));
 	KUNIT_EXPECT_TRUE(test, slice_is(req.if_range, "IF-RANGE"));
 	KUNIT_EXPECT_TRUE(test, slice_is(req.if_none_match, "\"1\""));
 	KUNIT_EXPECT_TRUE(test, slice_is(req.if_modified_since, "one"));
+	KUNIT_EXPECT_TRUE(test, slice_is(req.referer, "/r1"));
+	KUNIT_EXPECT_TRUE(test, slice_is(req.user_agent, "u1"));
 
 	/* and a third one changes nothing */
 	KUNIT_ASSERT_EQ(test, PARSE(test, H11

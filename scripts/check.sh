@@ -178,6 +178,18 @@ step_debug_kernel() {
   return 1
 }
 
+# userctl/kwebctl, which the guests' control-plane tests run.
+step_kwebctl() {
+  local blog=$KWEB_RESULTS/build-kwebctl.log
+  header "building userctl/kwebctl"
+  if make -C "$REPO/userctl" >"$blog" 2>&1; then
+    ok host "build userctl/kwebctl"
+  else
+    not_ok host "build userctl/kwebctl"
+    grep -E 'error|warning:' "$blog" | diag 20
+  fi
+}
+
 # The pure logic and its KUnit suites built as user space under ASan and
 # UBSan (tests/pure): one test line, with the suite counts on failure.
 step_pure() {
@@ -294,6 +306,7 @@ main() {
   else
     not_run stock612 "build kweb.ko" "no stock 6.12 kernel"; b612=0
   fi
+  timed kwebctl step_kwebctl
   if ((!quick)); then
     if [[ -n $K61_KDIR ]]; then
       timed build61 build_module stock61 "$K61_KDIR" || b61=0

@@ -15,6 +15,9 @@ set -euo pipefail
 #  flex ... dwarves   kernel builds
 #  (and the linter)  shellcheck, for the shell scripts
 #  python3-matplotlib  make bench's chart (bench/report.py)
+#  python3-yaml python3-jsonschema  the kernel's YNL generator and CLI
+#                      (scripts/ynl-regen.sh, tests/ctl_test.py)
+#  libmnl-dev pkg-config  userctl/kwebctl
 readonly APT_PACKAGES=(
   linux-image-amd64 linux-headers-amd64
   linux-image-6.12-amd64 linux-headers-6.12-amd64
@@ -24,6 +27,8 @@ readonly APT_PACKAGES=(
   linux-source-6.12 shellcheck
   clang libclang-rt-14-dev
   python3-matplotlib
+  python3-yaml python3-jsonschema
+  libmnl-dev pkg-config
 )
 # The virtme-ng release the scripts were written against (exit status and
 # --verbose console behaviour were checked with it).

@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # `make lint`: static checks, one test line each ("ok - lint: ..." or
 # "not ok - lint: ..." with "# " diagnostics):
-#   - checkpatch.pl --no-tree -f on every kmod/, kunit/ and uapi/linux/ source
+#   - checkpatch.pl --no-tree -f on every kmod/, kunit/, uapi/linux/ and
+#     userctl/ source
+#   - userctl/kwebctl builds with -Wall -Wextra and no warning
 #   - a W=1 C=2 (sparse on every file) build against each stock kernel, which
 #     must print no "warning:" / "error:" line at all
 #   - shellcheck on the project's shell scripts (if shellcheck is installed)
+#   - the generated netlink code is what uapi/kweb.yaml makes today
 # Logs go to $KWEB_RESULTS/lint/ (default under $KWEB_CACHE/results).
 # Exit status 0 iff all passed.
 set -euo pipefail
@@ -64,7 +67,8 @@ extract_checkpatch() {
 lint_checkpatch() {
   local cp files=() f out
   shopt -s nullglob
-  files=("$REPO"/kmod/*.[ch] "$REPO"/kunit/*.[ch] "$REPO"/uapi/linux/*.h)
+  files=("$REPO"/kmod/*.[ch] "$REPO"/kunit/*.[ch] "$REPO"/uapi/linux/*.h
+    "$REPO"/userctl/*.[ch])
   shopt -u nullglob
   if ! cp=$(find_checkpatch); then
     not_ok "checkpatch.pl found"
@@ -126,6 +130,33 @@ lint_shell() {
   shopt -u nullglob
 }
 
+lint_userctl() {
+  local log=$LOGDIR/userctl.log bad
+  if ! make -C "$REPO/userctl" -B >"$log" 2>&1; then
+    not_ok "userctl/kwebctl builds"
+    grep -E 'error|warning' "$log" | diag 30
+    return
+  fi
+  bad=$(grep -E 'warning:|error:' "$log" || true)
+  if [[ -n $bad ]]; then
+    not_ok "userctl/kwebctl builds without warnings"
+    echo "$bad" | diag 30
+  else
+    ok "userctl/kwebctl builds without warnings"
+  fi
+}
+
+# Generated files are never edited by hand: regenerating changes nothing.
+lint_ynl() {
+  local out=$LOGDIR/ynl-regen.txt
+  if "$REPO/scripts/ynl-regen.sh" --check >"$out" 2>&1; then
+    ok "generated netlink code matches uapi/kweb.yaml"
+  else
+    not_ok "generated netlink code matches uapi/kweb.yaml (make ynl-regen)"
+    diag 30 <"$out"
+  fi
+}
+
 main() {
   mkdir -p "$LOGDIR"
   local kernels
@@ -136,6 +167,8 @@ main() {
     eval "$kernels"
   fi
   lint_checkpatch
+  lint_ynl
+  lint_userctl
   if [[ -n ${K61_KDIR:-} ]]; then lint_build stock61 "$K61_KDIR"; fi
   if [[ -n ${K612_KDIR:-} ]]; then lint_build stock612 "$K612_KDIR"; fi
   lint_shell

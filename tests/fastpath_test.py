@@ -26,8 +26,10 @@ PROC = "/proc/net/kweb"
 
 
 def counters():
+    """The "name value" lines; "listener ..." lines are not counters."""
     with open(PROC) as f:
-        return {k: int(v) for k, v in (line.split() for line in f)}
+        return {p[0]: int(p[1]) for p in (line.split() for line in f)
+                if len(p) == 2 and p[1].lstrip("-").isdigit()}
 
 
 class Client:

@@ -36,11 +36,13 @@ static void same_parse(enum kweb_parse_result r1, const struct kweb_request *a,
 	const struct kweb_str *sa[] = { &a->method_str, &a->target, &a->host,
 					&a->range, &a->if_range,
 					&a->if_none_match,
-					&a->if_modified_since };
+					&a->if_modified_since,
+					&a->referer, &a->user_agent };
 	const struct kweb_str *sb[] = { &b->method_str, &b->target, &b->host,
 					&b->range, &b->if_range,
 					&b->if_none_match,
-					&b->if_modified_since };
+					&b->if_modified_since,
+					&b->referer, &b->user_agent };
 	size_t k;
 
 	CHECK(r1 == r2, "%s: result %d vs %d", what, r1, r2);
@@ -108,7 +110,7 @@ static void rescan_head(const char *b, const struct kweb_request *r)
 {
 	size_t n = r->head_len, i = 0, nfields = 0;
 	size_t hosts = 0, cls = 0, tes = 0, ranges = 0, ifranges = 0;
-	size_t inms = 0, imss = 0;
+	size_t inms = 0, imss = 0, refs = 0, uas = 0;
 	bool upgrade = false, expect = false, conn_close = false;
 	bool conn_ka = false, keep, is_get, is_head;
 	struct kweb_str range = { 0 }, if_range = { 0 };
@@ -201,6 +203,13 @@ static void rescan_head(const char *b, const struct kweb_request *r)
 			if (!imss++)
 				CHECK(slice_is(&r->if_modified_since, v, vl),
 				      "If-Modified-Since");
+		} else if (NAME("referer")) {
+			if (!refs++)
+				CHECK(slice_is(&r->referer, v, vl), "Referer");
+		} else if (NAME("user-agent")) {
+			if (!uas++)
+				CHECK(slice_is(&r->user_agent, v, vl),
+				      "User-Agent");
 		} else if (NAME("upgrade")) {
 			upgrade |= vl > 0;
 		} else if (NAME("expect")) {
@@ -249,6 +258,8 @@ static void rescan_head(const char *b, const struct kweb_request *r)
 	      !r->if_range.p, "If-Range x%zu", ifranges);
 	CHECK(!!r->if_none_match.p == !!inms, "If-None-Match");
 	CHECK(!!r->if_modified_since.p == !!imss, "If-Modified-Since");
+	CHECK(!!r->referer.p == !!refs, "Referer");
+	CHECK(!!r->user_agent.p == !!uas, "User-Agent");
 
 	CHECK(r->upgrade == (upgrade && r->minor != 0), "upgrade");
 	CHECK(r->expect_continue == (expect && r->minor != 0), "expect");
@@ -300,7 +311,9 @@ static enum kweb_parse_result check_parse(const char *b, size_t len,
 		      slice_in(&req->range, b, req->head_len) &&
 		      slice_in(&req->if_range, b, req->head_len) &&
 		      slice_in(&req->if_none_match, b, req->head_len) &&
-		      slice_in(&req->if_modified_since, b, req->head_len),
+		      slice_in(&req->if_modified_since, b, req->head_len) &&
+		      slice_in(&req->referer, b, req->head_len) &&
+		      slice_in(&req->user_agent, b, req->head_len),
 		      "a slice outside the head");
 		if (req->h2_preface)
 			CHECK(req->head_len == 24 &&

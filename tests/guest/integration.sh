@@ -43,6 +43,9 @@ HANDOFF_TEST=${KWEB_HANDOFF_TEST:-$REPO/tests/handoff_test.py}
 LIMITS_TEST=${KWEB_LIMITS_TEST:-$REPO/tests/limits_test.py}
 HARDENING_TEST=${KWEB_HARDENING_TEST:-$REPO/tests/hardening_test.py}
 NETFUZZ_TEST=${KWEB_NETFUZZ_TEST:-$REPO/tests/netfuzz.py}
+# The control plane: run only where tests/ctl_test.py exists.
+CTL_TEST=${KWEB_CTL_TEST:-$REPO/tests/ctl_test.py}
+KWEBCTL=${KWEB_KWEBCTL:-$REPO/userctl/kwebctl}
 NGINX_BASE=$BASE/nginx
 # What the handoff tests expect kweb to send to the backend by path.
 ROUTES=("dynamic_prefixes=/api/,/dyn/" "dynamic_extensions=.php")
@@ -312,6 +315,34 @@ hardening() {
   unload
 }
 
+# The kernel's generic netlink CLI, from a linux-source-6.12 tree: the
+# one scripts/ynl-regen.sh unpacks, or any other; empty if none.
+find_ynl_cli() {
+  local cache=${KWEB_CACHE:-$HOME/.cache/kweb} c
+  for c in "${KWEB_YNL_CLI:-}" "$cache/ynl/tools/net/ynl/cli.py" \
+      /root/src/linux-source-6.12/tools/net/ynl/cli.py \
+      /usr/src/linux-source-6.12/tools/net/ynl/cli.py \
+      "$cache"/debug-kernel/*/linux-source-6.12/tools/net/ynl/cli.py; do
+    [[ -n $c && -r $c ]] && { echo "$c"; return; }
+  done
+}
+
+# kwebctl and the netlink family (tests/ctl_test.py) on a load of their
+# own: listeners come and go, settings change and are put back.
+ctl() {
+  local cli
+  [[ -r $CTL_TEST ]] || return 0
+  if [[ ! -x $KWEBCTL ]]; then
+    not_ok "$TAG: ctl tests (no $KWEBCTL: make -C userctl)"
+    return
+  fi
+  load_with "${ROUTES[@]}" || return
+  cli=$(find_ynl_cli)
+  client_tests "$CTL_TEST" ctl 127.0.0.1 --kwebctl "$KWEBCTL" \
+    --base "$BASE" ${cli:+--ynl-cli "$cli"}
+  unload
+}
+
 nginx_up() {
   local err=$RUN_DIR/nginx-start.err rc=0
   "$REPO/tests/guest/nginx.sh" start "$DOCROOT" "$NGINX_BASE" >"$err" 2>&1 ||
@@ -400,6 +431,7 @@ main() {
     unload_with_handoffs
     limits
     hardening
+    ctl
   elif module_loaded kweb && (($(oops_count) == 0)); then
     rmmod_kweb || true
   fi

@@ -1,0 +1,366 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Module-wide settings: module parameters at load time, netlink's
+ * config-set afterwards. The parameters stay their storage, so
+ * /sys/module/kweb/parameters always shows what is in force. Each server
+ * keeps a copy of the limits (kweb_config_set() refreshes them); the
+ * routes to the backend are one RCU-protected object that softirq reads.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/moduleparam.h>
+#include <linux/slab.h>
+#include <uapi/linux/kweb.h>
+
+#include "kweb.h"
+#include "mimemap.h"
+
+static struct kweb_limits kweb_limits_param = {
+	.max_header_size = 8192,
+	.header_timeout = 60,
+	.keepalive_timeout = 75,
+	.send_timeout = 60,
+	.linger_timeout = 5,
+	.max_connections = 16384,
+	.max_requests = 1000,
+};
+
+module_param_named(max_header_size, kweb_limits_param.max_header_size, uint,
+		   0444);
+MODULE_PARM_DESC(max_header_size,
+		 "longest request head in bytes; 414/431 beyond (default 8192)");
+module_param_named(header_timeout, kweb_limits_param.header_timeout, uint,
+		   0444);
+MODULE_PARM_DESC(header_timeout,
+		 "seconds to receive a request head (default 60)");
+module_param_named(keepalive_timeout, kweb_limits_param.keepalive_timeout,
+		   uint, 0444);
+MODULE_PARM_DESC(keepalive_timeout,
+		 "seconds an idle keep-alive connection stays open (default 75)");
+module_param_named(send_timeout, kweb_limits_param.send_timeout, uint, 0444);
+MODULE_PARM_DESC(send_timeout,
+		 "seconds a response may make no progress (default 60)");
+module_param_named(max_connections, kweb_limits_param.max_connections, uint,
+		   0444);
+MODULE_PARM_DESC(max_connections,
+		 "connections kweb holds at once; beyond, new ones go to the backend unread, or are closed (default 16384)");
+module_param_named(max_requests, kweb_limits_param.max_requests, uint, 0444);
+MODULE_PARM_DESC(max_requests,
+		 "requests per keep-alive connection; the last says Connection: close (default 1000, like nginx)");
+
+static uint cache_size = 64;
+module_param(cache_size, uint, 0444);
+MODULE_PARM_DESC(cache_size,
+		 "MiB of page-cache pages the file cache may pin (default 64)");
+
+static uint cache_max_file = 4096;
+module_param(cache_max_file, uint, 0444);
+MODULE_PARM_DESC(cache_max_file,
+		 "KiB: larger files are served but not cached (default 4096)");
+
+static ushort backend_port = 8080;
+
+/* Never 0, never a kweb listener's port (see kweb_ports_clash()). */
+static int kweb_backend_port_set(const char *val, const struct kernel_param *kp)
+{
+	u16 v;
+	int err = kstrtou16(val, 0, &v);
+
+	if (err)
+		return err;
+	if (!v)
+		return -EINVAL;
+	mutex_lock(&kweb_ctl_mutex);
+	if (kweb_backend_port_clashes(v))
+		err = -EINVAL;
+	else
+		WRITE_ONCE(backend_port, v);
+	mutex_unlock(&kweb_ctl_mutex);
+	return err;
+}
+
+static const struct kernel_param_ops kweb_backend_port_ops = {
+	.set = kweb_backend_port_set,
+	.get = param_get_ushort,
+};
+
+module_param_cb(backend_port, &kweb_backend_port_ops, &backend_port, 0644);
+MODULE_PARM_DESC(backend_port,
+		 "port of the server requests kweb does not serve go to (default 8080; writable)");
+
+static bool backend_missing;
+module_param(backend_missing, bool, 0644);
+MODULE_PARM_DESC(backend_missing,
+		 "send requests for missing files to the backend (default N; writable)");
+
+/* Set at load; afterwards the strings are those of kweb_rules(). */
+static char *dynamic_prefixes = "";
+static char *dynamic_extensions = "";
+static struct kweb_rules __rcu *kweb_rules_cur;
+
+static int kweb_rules_param_get(char *buf, const struct kernel_param *kp)
+{
+	const struct kweb_rules *r;
+	int n;
+
+	rcu_read_lock();
+	r = rcu_dereference(kweb_rules_cur);
+	if (r)
+		n = scnprintf(buf, PAGE_SIZE, "%s\n",
+			      kp->arg == &dynamic_prefixes ? r->prefixes :
+			      r->extensions);
+	else
+		n = scnprintf(buf, PAGE_SIZE, "%s\n", *(char **)kp->arg);
+	rcu_read_unlock();
+	return n;
+}
+
+static const struct kernel_param_ops kweb_rules_param_ops = {
+	.set = param_set_charp,
+	.get = kweb_rules_param_get,
+	.free = param_free_charp,
+};
+
+module_param_cb(dynamic_prefixes, &kweb_rules_param_ops, &dynamic_prefixes,
+		0444);
+MODULE_PARM_DESC(dynamic_prefixes,
+		 "comma-separated path prefixes for the backend, e.g. /api/,/cgi-bin/");
+module_param_cb(dynamic_extensions, &kweb_rules_param_ops,
+		&dynamic_extensions, 0444);
+MODULE_PARM_DESC(dynamic_extensions,
+		 "comma-separated file extensions for the backend, e.g. .php,.cgi");
+
+/* Set at load; afterwards the text of the map in force. */
+static char *mime_types = "";
+
+static int kweb_mime_param_get(char *buf, const struct kernel_param *kp)
+{
+	int n;
+
+	rcu_read_lock();
+	n = scnprintf(buf, PAGE_SIZE, "%s\n", kweb_mime_map_text());
+	rcu_read_unlock();
+	return n;
+}
+
+static const struct kernel_param_ops kweb_mime_param_ops = {
+	.set = param_set_charp,
+	.get = kweb_mime_param_get,
+	.free = param_free_charp,
+};
+
+module_param_cb(mime_types, &kweb_mime_param_ops, &mime_types, 0444);
+MODULE_PARM_DESC(mime_types,
+		 "Content-Type overrides, e.g. .md=text/markdown,.log=text/plain");
+
+u16 kweb_backend_port(void)
+{
+	return READ_ONCE(backend_port);
+}
+
+bool kweb_backend_missing(void)
+{
+	return READ_ONCE(backend_missing);
+}
+
+size_t kweb_cache_limit_bytes(unsigned int mib)
+{
+	return (size_t)mib << 20;
+}
+
+size_t kweb_cache_max_file_bytes(unsigned int kib)
+{
+	return (size_t)kib << 10;
+}
+
+struct kweb_rules *kweb_rules_alloc(const char *prefixes,
+				    const char *extensions)
+{
+	struct kweb_rules *r = kzalloc(sizeof(*r), GFP_KERNEL);
+	int err = -ENOMEM;
+
+	if (!r)
+		return ERR_PTR(-ENOMEM);
+	r->prefixes = kstrdup(prefixes ?: "", GFP_KERNEL);
+	r->extensions = kstrdup(extensions ?: "", GFP_KERNEL);
+	if (r->prefixes && r->extensions)
+		err = kweb_route_rules_parse(&r->r, r->prefixes,
+					     r->extensions);
+	if (err) {
+		kfree(r->prefixes);
+		kfree(r->extensions);
+		kfree(r);
+		return ERR_PTR(err);
+	}
+	return r;
+}
+
+static void kweb_rules_free(struct kweb_rules *r)
+{
+	if (!r)
+		return;
+	kfree(r->prefixes);
+	kfree(r->extensions);
+	kfree(r);
+}
+
+static void kweb_rules_free_rcu(struct rcu_head *head)
+{
+	kweb_rules_free(container_of(head, struct kweb_rules, rcu));
+}
+
+void kweb_rules_replace(struct kweb_rules *rules)
+{
+	struct kweb_rules *old;
+
+	old = rcu_replace_pointer(kweb_rules_cur, rules,
+				  lockdep_is_held(&kweb_ctl_mutex));
+	if (old)
+		call_rcu(&old->rcu, kweb_rules_free_rcu);
+}
+
+const struct kweb_rules *kweb_rules(void)
+{
+	return rcu_dereference_check(kweb_rules_cur,
+				     lockdep_is_held(&kweb_ctl_mutex));
+}
+
+void kweb_config_get(struct kweb_config *cfg)
+{
+	cfg->limits = kweb_limits_param;
+	cfg->cache_size = READ_ONCE(cache_size);
+	cfg->cache_max_file = READ_ONCE(cache_max_file);
+	cfg->backend_port = kweb_backend_port();
+	cfg->backend_missing = kweb_backend_missing();
+}
+
+void kweb_config_set(const struct kweb_config *cfg)
+{
+	struct kweb_limits *l = &kweb_limits_param;
+	struct kweb_server *srv;
+
+	lockdep_assert_held(&kweb_ctl_mutex);
+	/* The parameters, which sysfs reads without our lock. */
+	WRITE_ONCE(l->header_timeout, cfg->limits.header_timeout);
+	WRITE_ONCE(l->keepalive_timeout, cfg->limits.keepalive_timeout);
+	WRITE_ONCE(l->send_timeout, cfg->limits.send_timeout);
+	WRITE_ONCE(l->max_connections, cfg->limits.max_connections);
+	WRITE_ONCE(l->max_requests, cfg->limits.max_requests);
+	WRITE_ONCE(cache_size, cfg->cache_size);
+	WRITE_ONCE(cache_max_file, cfg->cache_max_file);
+	WRITE_ONCE(backend_port, cfg->backend_port);
+	WRITE_ONCE(backend_missing, cfg->backend_missing);
+
+	/*
+	 * Each server's copy. max_header_size sizes the buffers of open
+	 * connections, so it never changes after load.
+	 */
+	list_for_each_entry(srv, &kweb_servers, node) {
+		struct kweb_limits *s = &srv->limits;
+
+		WRITE_ONCE(s->header_timeout, l->header_timeout);
+		WRITE_ONCE(s->keepalive_timeout, l->keepalive_timeout);
+		WRITE_ONCE(s->send_timeout, l->send_timeout);
+		WRITE_ONCE(s->max_connections, l->max_connections);
+		WRITE_ONCE(s->max_requests, l->max_requests);
+		kweb_cache_set_limits(&srv->cache,
+				      kweb_cache_limit_bytes(cfg->cache_size),
+				      kweb_cache_max_file_bytes(cfg->cache_max_file));
+	}
+}
+
+/* Load time: the same bounds as uapi/kweb.yaml gives netlink. */
+static int kweb_config_check(void)
+{
+	const struct kweb_limits *l = &kweb_limits_param;
+
+	if (l->max_header_size < KWEB_MAX_HEADER_SIZE_MIN ||
+	    l->max_header_size > KWEB_MAX_HEADER_SIZE_MAX) {
+		pr_err("max_header_size=%u is outside %u..%u\n",
+		       l->max_header_size, KWEB_MAX_HEADER_SIZE_MIN,
+		       KWEB_MAX_HEADER_SIZE_MAX);
+		return -EINVAL;
+	}
+	if (!cache_size || cache_size > KWEB_CACHE_SIZE_MAX) {
+		pr_err("cache_size=%u is outside 1..%u MiB\n", cache_size,
+		       KWEB_CACHE_SIZE_MAX);
+		return -EINVAL;
+	}
+	if (!l->max_connections || !l->max_requests) {
+		pr_err("max_connections and max_requests must be at least 1\n");
+		return -EINVAL;
+	}
+	if (!l->header_timeout || !l->keepalive_timeout || !l->send_timeout ||
+	    l->header_timeout > KWEB_TIMEOUT_MAX ||
+	    l->keepalive_timeout > KWEB_TIMEOUT_MAX ||
+	    l->send_timeout > KWEB_TIMEOUT_MAX) {
+		pr_err("timeouts must be 1..%u seconds\n", KWEB_TIMEOUT_MAX);
+		return -EINVAL;
+	}
+	if (strlen(mime_types) > KWEB_MIME_TYPES_MAX_LEN) {
+		pr_err("mime_types is at most %u bytes\n",
+		       KWEB_MIME_TYPES_MAX_LEN);
+		return -EINVAL;
+	}
+	if (strlen(dynamic_prefixes) > KWEB_RULES_MAX_LEN ||
+	    strlen(dynamic_extensions) > KWEB_RULES_MAX_LEN) {
+		pr_err("dynamic_prefixes and dynamic_extensions are at most %u bytes each\n",
+		       KWEB_RULES_MAX_LEN);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int kweb_config_init(void)
+{
+	struct kweb_mime_map *m;
+	struct kweb_rules *r;
+	int err;
+
+	err = kweb_config_check();
+	if (err)
+		return err;
+	mutex_lock(&kweb_ctl_mutex);
+	m = kweb_mime_map_parse(mime_types);
+	if (!IS_ERR(m))
+		kweb_mime_map_replace(m);
+	mutex_unlock(&kweb_ctl_mutex);
+	if (IS_ERR(m)) {
+		pr_err("mime_types=%s: %s\n", mime_types,
+		       PTR_ERR(m) == -E2BIG ? "more than 32 entries" :
+		       PTR_ERR(m) == -EINVAL ?
+		       "each entry must be .ext=type/subtype" :
+		       "out of memory");
+		kweb_mime_exit();
+		return PTR_ERR(m);
+	}
+	r = kweb_rules_alloc(dynamic_prefixes, dynamic_extensions);
+	if (IS_ERR(r)) {
+		kweb_mime_exit();
+		pr_err("dynamic_prefixes=%s dynamic_extensions=%s: %s\n",
+		       dynamic_prefixes, dynamic_extensions,
+		       PTR_ERR(r) == -E2BIG ? "too many entries" :
+		       PTR_ERR(r) == -EINVAL ?
+		       "each entry must be /prefix or .extension" :
+		       "out of memory");
+		return PTR_ERR(r);
+	}
+	mutex_lock(&kweb_ctl_mutex);
+	kweb_rules_replace(r);
+	mutex_unlock(&kweb_ctl_mutex);
+	return 0;
+}
+
+/* After every server is gone. */
+void kweb_config_exit(void)
+{
+	struct kweb_rules *r;
+
+	r = rcu_replace_pointer(kweb_rules_cur, NULL, true);
+	/* Parameter files stay readable while the module exits. */
+	synchronize_rcu();
+	kweb_rules_free(r);
+	/* The replaced rules' call_rcu() callbacks are ours. */
+	rcu_barrier();
+	kweb_mime_exit();
+}

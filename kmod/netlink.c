@@ -1,0 +1,609 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The kweb generic netlink family: the handlers of the ops table that
+ * nl_gen.c generates from uapi/kweb.yaml, and the family itself. The
+ * generated per-op policies reject unknown, unsupported and out-of-range
+ * attributes before a handler runs; the handlers check what a policy
+ * cannot (names, paths, ports in use) and say why in the extack.
+ *
+ * Handlers run in parallel (no genl_mutex); kweb_ctl_mutex serializes them
+ * with the other control paths. Listeners are those of the network
+ * namespace of the caller's netlink socket.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/slab.h>
+#include <net/genetlink.h>
+#include <net/netlink.h>
+#include <uapi/linux/kweb.h>
+
+#include "kweb.h"
+#include "mimemap.h"
+#include "nl_gen.h"
+
+/* The attribute of each counter. */
+static const u16 kweb_nl_stat_attr[KWEB_STAT_NR] = {
+	[KWEB_STAT_CONN_ACCEPTED] = KWEB_A_STATS_CONNECTIONS_ACCEPTED,
+	[KWEB_STAT_CONN_CLOSED] = KWEB_A_STATS_CONNECTIONS_CLOSED,
+	[KWEB_STAT_REQ_SOFTIRQ] = KWEB_A_STATS_REQUESTS_SOFTIRQ,
+	[KWEB_STAT_REQ_WORKER] = KWEB_A_STATS_REQUESTS_WORKER,
+	[KWEB_STAT_REQ_ERROR] = KWEB_A_STATS_RESPONSES_ERROR,
+	[KWEB_STAT_BODY_SPLICED] = KWEB_A_STATS_BODY_BYTES_SPLICED,
+	[KWEB_STAT_BODY_COPIED] = KWEB_A_STATS_BODY_BYTES_COPIED,
+	[KWEB_STAT_CACHE_HITS] = KWEB_A_STATS_CACHE_HITS,
+	[KWEB_STAT_CACHE_MISSES] = KWEB_A_STATS_CACHE_MISSES,
+	[KWEB_STAT_CACHE_EVICTIONS] = KWEB_A_STATS_CACHE_EVICTIONS,
+	[KWEB_STAT_CACHE_INVALIDATIONS] = KWEB_A_STATS_CACHE_INVALIDATIONS,
+	[KWEB_STAT_HANDOFF_METHOD] = KWEB_A_STATS_HANDOFF_METHOD,
+	[KWEB_STAT_HANDOFF_QUERY] = KWEB_A_STATS_HANDOFF_QUERY,
+	[KWEB_STAT_HANDOFF_PREFIX] = KWEB_A_STATS_HANDOFF_PREFIX,
+	[KWEB_STAT_HANDOFF_EXTENSION] = KWEB_A_STATS_HANDOFF_EXTENSION,
+	[KWEB_STAT_HANDOFF_UPGRADE] = KWEB_A_STATS_HANDOFF_UPGRADE,
+	[KWEB_STAT_HANDOFF_H2] = KWEB_A_STATS_HANDOFF_H2,
+	[KWEB_STAT_HANDOFF_UNPARSED] = KWEB_A_STATS_HANDOFF_UNPARSED,
+	[KWEB_STAT_HANDOFF_MISSING] = KWEB_A_STATS_HANDOFF_MISSING,
+	[KWEB_STAT_HANDOFF_CONN_LIMIT] = KWEB_A_STATS_HANDOFF_CONNECTION_LIMIT,
+	[KWEB_STAT_HANDOFF_NO_BACKEND] = KWEB_A_STATS_HANDOFF_FAILED_NO_BACKEND,
+	[KWEB_STAT_HANDOFF_QUEUE_FULL] = KWEB_A_STATS_HANDOFF_FAILED_QUEUE_FULL,
+	[KWEB_STAT_HANDOFF_FAILED] = KWEB_A_STATS_HANDOFF_FAILED,
+	[KWEB_STAT_LOG_RECORDS] = KWEB_A_STATS_LOG_RECORDS,
+	[KWEB_STAT_LOG_DROPPED] = KWEB_A_STATS_LOG_DROPPED,
+};
+
+/* A listener of net, or NULL with the extack saying so. */
+static struct kweb_server *kweb_nl_server(const struct net *net,
+					  const struct nlattr *attr,
+					  struct netlink_ext_ack *extack)
+{
+	struct kweb_server *srv = kweb_server_find(net, nla_get_u32(attr));
+
+	if (!srv)
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "no such listener in this network namespace");
+	return srv;
+}
+
+/* A reply of one message for cmd; NULL when out of memory. */
+static struct sk_buff *kweb_nl_reply_new(struct genl_info *info, u8 cmd,
+					 void **hdr)
+{
+	struct sk_buff *msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+
+	if (!msg)
+		return NULL;
+	*hdr = genlmsg_put_reply(msg, info, &kweb_nl_family, 0, cmd);
+	if (!*hdr) {
+		nlmsg_free(msg);
+		return NULL;
+	}
+	return msg;
+}
+
+static int kweb_nl_reply(struct sk_buff *msg, void *hdr,
+			 struct genl_info *info)
+{
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+}
+
+int kweb_nl_stats_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	const struct nlattr *id = info->attrs[KWEB_A_STATS_LISTENER_ID];
+	struct net *net = genl_info_net(info);
+	u64 conns = 0, bytes = 0, limit = 0;
+	struct kweb_server *srv = NULL;
+	struct sk_buff *msg;
+	void *hdr;
+	int i, err = -EMSGSIZE;
+
+	msg = kweb_nl_reply_new(info, KWEB_CMD_STATS_GET, &hdr);
+	if (!msg)
+		return -ENOMEM;
+	mutex_lock(&kweb_ctl_mutex);
+	if (id) {
+		srv = kweb_nl_server(net, id, info->extack);
+		if (!srv) {
+			err = -ENOENT;
+			goto fail;
+		}
+		conns = READ_ONCE(srv->nr_conns);
+		bytes = READ_ONCE(srv->cache.bytes);
+		limit = READ_ONCE(srv->cache.limit);
+		if (nla_put_u32(msg, KWEB_A_STATS_LISTENER_ID, srv->id))
+			goto fail;
+		for (i = 0; i < KWEB_STAT_NR; i++)
+			if (nla_put_u64_64bit(msg, kweb_nl_stat_attr[i],
+					      kweb_stat_read_own(srv->stats, i),
+					      KWEB_A_STATS_PAD))
+				goto fail;
+	} else {
+		list_for_each_entry(srv, &kweb_servers, node) {
+			if (!net_eq(srv->net, net))
+				continue;
+			conns += READ_ONCE(srv->nr_conns);
+			bytes += READ_ONCE(srv->cache.bytes);
+			limit += READ_ONCE(srv->cache.limit);
+		}
+		for (i = 0; i < KWEB_STAT_NR; i++)
+			if (nla_put_u64_64bit(msg, kweb_nl_stat_attr[i],
+					      kweb_stat_read(net, i),
+					      KWEB_A_STATS_PAD))
+				goto fail;
+		if (nla_put_u64_64bit(msg, KWEB_A_STATS_PINNED_BYTES,
+				      atomic_long_read(&kweb_cache_pinned),
+				      KWEB_A_STATS_PAD))
+			goto fail;
+	}
+	mutex_unlock(&kweb_ctl_mutex);
+	if (nla_put_u64_64bit(msg, KWEB_A_STATS_CONNECTIONS_OPEN, conns,
+			      KWEB_A_STATS_PAD) ||
+	    nla_put_u64_64bit(msg, KWEB_A_STATS_CACHE_BYTES, bytes,
+			      KWEB_A_STATS_PAD) ||
+	    nla_put_u64_64bit(msg, KWEB_A_STATS_CACHE_LIMIT, limit,
+			      KWEB_A_STATS_PAD)) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	return kweb_nl_reply(msg, hdr, info);
+fail:
+	mutex_unlock(&kweb_ctl_mutex);
+	nlmsg_free(msg);
+	return err;
+}
+
+int kweb_nl_config_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	const struct nlattr *id = info->attrs[KWEB_A_CONFIG_LISTENER_ID];
+	const struct kweb_rules *rules;
+	struct kweb_config cfg;
+	struct sk_buff *msg;
+	void *hdr;
+	int err = -EMSGSIZE;
+
+	msg = kweb_nl_reply_new(info, KWEB_CMD_CONFIG_GET, &hdr);
+	if (!msg)
+		return -ENOMEM;
+	mutex_lock(&kweb_ctl_mutex);
+	if (id && !kweb_nl_server(genl_info_net(info), id, info->extack)) {
+		err = -ENOENT;
+		goto fail;
+	}
+	kweb_config_get(&cfg);
+	rules = kweb_rules();
+	if (nla_put_u32(msg, KWEB_A_CONFIG_HEADER_TIMEOUT,
+			cfg.limits.header_timeout) ||
+	    nla_put_u32(msg, KWEB_A_CONFIG_KEEPALIVE_TIMEOUT,
+			cfg.limits.keepalive_timeout) ||
+	    nla_put_u32(msg, KWEB_A_CONFIG_SEND_TIMEOUT,
+			cfg.limits.send_timeout) ||
+	    nla_put_u32(msg, KWEB_A_CONFIG_MAX_CONNECTIONS,
+			cfg.limits.max_connections) ||
+	    nla_put_u32(msg, KWEB_A_CONFIG_MAX_REQUESTS,
+			cfg.limits.max_requests) ||
+	    nla_put_u32(msg, KWEB_A_CONFIG_MAX_HEADER_SIZE,
+			cfg.limits.max_header_size) ||
+	    nla_put_u32(msg, KWEB_A_CONFIG_CACHE_SIZE, cfg.cache_size) ||
+	    nla_put_u32(msg, KWEB_A_CONFIG_CACHE_MAX_FILE,
+			cfg.cache_max_file) ||
+	    nla_put_u16(msg, KWEB_A_CONFIG_BACKEND_PORT, cfg.backend_port) ||
+	    nla_put_u8(msg, KWEB_A_CONFIG_BACKEND_MISSING,
+		       cfg.backend_missing) ||
+	    nla_put_string(msg, KWEB_A_CONFIG_DYNAMIC_PREFIXES,
+			   rules->prefixes) ||
+	    nla_put_string(msg, KWEB_A_CONFIG_DYNAMIC_EXTENSIONS,
+			   rules->extensions) ||
+	    nla_put_string(msg, KWEB_A_CONFIG_MIME_TYPES,
+			   kweb_mime_map_text()) ||
+	    (id && nla_put_u32(msg, KWEB_A_CONFIG_LISTENER_ID,
+			       nla_get_u32(id))))
+		goto fail;
+	mutex_unlock(&kweb_ctl_mutex);
+	return kweb_nl_reply(msg, hdr, info);
+fail:
+	mutex_unlock(&kweb_ctl_mutex);
+	nlmsg_free(msg);
+	return err;
+}
+
+/* Check one rule list alone, so that the extack names the right one. */
+static int kweb_nl_rules_check(const struct nlattr *attr, bool prefixes,
+			       struct netlink_ext_ack *extack)
+{
+	struct kweb_route_rules r;
+	const char *s;
+	int err;
+
+	if (!attr)
+		return 0;
+	s = nla_data(attr);
+	err = kweb_route_rules_parse(&r, prefixes ? s : NULL,
+				     prefixes ? NULL : s);
+	if (err == -E2BIG)
+		NL_SET_ERR_MSG_ATTR(extack, attr, "more than 16 entries");
+	else if (err && prefixes)
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "each prefix must be /something, without '?'");
+	else if (err)
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "each extension must be .something, without '?'");
+	return err;
+}
+
+static void kweb_nl_mime_error(struct netlink_ext_ack *extack,
+			       const struct nlattr *attr, int err)
+{
+	if (err == -E2BIG)
+		NL_SET_ERR_MSG_ATTR(extack, attr, "more than 32 entries");
+	else if (err == -ENOSPC)
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "too many distinct types since the module was loaded");
+	else if (err == -EINVAL)
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "each entry must be .ext=type/subtype");
+}
+
+static void kweb_nl_get_u32(struct genl_info *info, int type,
+			    unsigned int *v)
+{
+	if (info->attrs[type])
+		*v = nla_get_u32(info->attrs[type]);
+}
+
+int kweb_nl_config_set_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	const struct nlattr *pfx = info->attrs[KWEB_A_CONFIG_DYNAMIC_PREFIXES];
+	const struct nlattr *ext = info->attrs[KWEB_A_CONFIG_DYNAMIC_EXTENSIONS];
+	const struct nlattr *port = info->attrs[KWEB_A_CONFIG_BACKEND_PORT];
+	const struct nlattr *mime = info->attrs[KWEB_A_CONFIG_MIME_TYPES];
+	struct kweb_mime_map *map = NULL;
+	const struct nlattr *missing;
+	struct kweb_rules *rules = NULL;
+	struct kweb_server *srv;
+	const struct kweb_rules *cur;
+	struct kweb_config cfg;
+	int err;
+
+	err = kweb_nl_rules_check(pfx, true, info->extack);
+	if (!err)
+		err = kweb_nl_rules_check(ext, false, info->extack);
+	if (err)
+		return err;
+
+	mutex_lock(&kweb_ctl_mutex);
+	kweb_config_get(&cfg);
+	kweb_nl_get_u32(info, KWEB_A_CONFIG_HEADER_TIMEOUT,
+			&cfg.limits.header_timeout);
+	kweb_nl_get_u32(info, KWEB_A_CONFIG_KEEPALIVE_TIMEOUT,
+			&cfg.limits.keepalive_timeout);
+	kweb_nl_get_u32(info, KWEB_A_CONFIG_SEND_TIMEOUT,
+			&cfg.limits.send_timeout);
+	kweb_nl_get_u32(info, KWEB_A_CONFIG_MAX_CONNECTIONS,
+			&cfg.limits.max_connections);
+	kweb_nl_get_u32(info, KWEB_A_CONFIG_MAX_REQUESTS,
+			&cfg.limits.max_requests);
+	kweb_nl_get_u32(info, KWEB_A_CONFIG_CACHE_SIZE, &cfg.cache_size);
+	kweb_nl_get_u32(info, KWEB_A_CONFIG_CACHE_MAX_FILE,
+			&cfg.cache_max_file);
+	missing = info->attrs[KWEB_A_CONFIG_BACKEND_MISSING];
+	if (missing)
+		cfg.backend_missing = nla_get_u8(missing);
+	if (port) {
+		cfg.backend_port = nla_get_u16(port);
+		if (cfg.backend_port != kweb_backend_port() &&
+		    kweb_backend_port_clashes(cfg.backend_port)) {
+			NL_SET_ERR_MSG_ATTR(info->extack, port,
+					    "a kweb listener's port cannot be the backend port");
+			err = -EINVAL;
+			goto out;
+		}
+	}
+	if (mime) {
+		map = kweb_mime_map_parse(nla_data(mime));
+		if (IS_ERR(map)) {
+			err = PTR_ERR(map);
+			kweb_nl_mime_error(info->extack, mime, err);
+			goto out;
+		}
+	}
+	if (pfx || ext) {
+		cur = kweb_rules();
+		rules = kweb_rules_alloc(pfx ? nla_data(pfx) : cur->prefixes,
+					 ext ? nla_data(ext) : cur->extensions);
+		if (IS_ERR(rules)) {
+			/* Each list passed alone: only memory is left. */
+			kweb_mime_map_free(map);
+			err = PTR_ERR(rules);
+			goto out;
+		}
+	}
+	/* Nothing fails from here: all of the request or none of it. */
+	kweb_config_set(&cfg);
+	if (rules)
+		kweb_rules_replace(rules);
+	if (map) {
+		kweb_mime_map_replace(map);
+		/* Cached files carry their old Content-Type. */
+		list_for_each_entry(srv, &kweb_servers, node)
+			kweb_cache_flush(&srv->cache);
+	}
+out:
+	mutex_unlock(&kweb_ctl_mutex);
+	return err;
+}
+
+/* One listener's attributes; -EMSGSIZE when msg is full. */
+static int kweb_nl_listener_fill(struct sk_buff *msg,
+				 const struct kweb_server *srv, char *buf)
+{
+	const char *docroot = d_path(&srv->docroot, buf, PATH_MAX);
+
+	if (IS_ERR(docroot))
+		docroot = "";
+	if (nla_put_u32(msg, KWEB_A_LISTENER_ID, srv->id) ||
+	    nla_put_u16(msg, KWEB_A_LISTENER_PORT, srv->port) ||
+	    nla_put_string(msg, KWEB_A_LISTENER_DOCROOT, docroot) ||
+	    nla_put_in_addr(msg, KWEB_A_LISTENER_BACKEND_ADDR4,
+			    srv->backend.addr4) ||
+	    nla_put_in6_addr(msg, KWEB_A_LISTENER_BACKEND_ADDR6,
+			     &srv->backend.addr6) ||
+	    nla_put_u16(msg, KWEB_A_LISTENER_BACKEND_PORT,
+			kweb_server_backend_port(srv)) ||
+	    nla_put_u32(msg, KWEB_A_LISTENER_CONNECTIONS_OPEN,
+			READ_ONCE(srv->nr_conns)))
+		return -EMSGSIZE;
+	if (!srv->any && srv->has_addr4 &&
+	    nla_put_in_addr(msg, KWEB_A_LISTENER_ADDR4, srv->addr4))
+		return -EMSGSIZE;
+	if (!srv->any && srv->has_addr6 &&
+	    nla_put_in6_addr(msg, KWEB_A_LISTENER_ADDR6, &srv->addr6))
+		return -EMSGSIZE;
+	return 0;
+}
+
+/* Reply with srv, under kweb_ctl_mutex; msg is consumed either way. */
+static int kweb_nl_listener_reply(struct sk_buff *msg, void *hdr,
+				  struct genl_info *info,
+				  const struct kweb_server *srv)
+{
+	char *buf = kmalloc(PATH_MAX, GFP_KERNEL);
+	int err = -ENOMEM;
+
+	if (buf)
+		err = kweb_nl_listener_fill(msg, srv, buf);
+	kfree(buf);
+	if (err) {
+		nlmsg_free(msg);
+		return err;
+	}
+	return kweb_nl_reply(msg, hdr, info);
+}
+
+int kweb_nl_listener_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct kweb_server *srv;
+	struct sk_buff *msg;
+	void *hdr;
+	int err;
+
+	if (GENL_REQ_ATTR_CHECK(info, KWEB_A_LISTENER_ID))
+		return -EINVAL;
+	msg = kweb_nl_reply_new(info, KWEB_CMD_LISTENER_GET, &hdr);
+	if (!msg)
+		return -ENOMEM;
+	mutex_lock(&kweb_ctl_mutex);
+	srv = kweb_nl_server(genl_info_net(info),
+			     info->attrs[KWEB_A_LISTENER_ID], info->extack);
+	if (srv) {
+		err = kweb_nl_listener_reply(msg, hdr, info, srv);
+	} else {
+		nlmsg_free(msg);
+		err = -ENOENT;
+	}
+	mutex_unlock(&kweb_ctl_mutex);
+	return err;
+}
+
+/* cb->args[0]: the last listener id dumped; ids only grow. */
+int kweb_nl_listener_get_dumpit(struct sk_buff *skb,
+				struct netlink_callback *cb)
+{
+	struct net *net = sock_net(cb->skb->sk);
+	struct kweb_server *srv;
+	char *buf;
+	void *hdr;
+	int err = 0;
+
+	buf = kmalloc(PATH_MAX, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	mutex_lock(&kweb_ctl_mutex);
+	list_for_each_entry(srv, &kweb_servers, node) {
+		if (!net_eq(srv->net, net) || srv->id <= cb->args[0])
+			continue;
+		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
+				  cb->nlh->nlmsg_seq, &kweb_nl_family,
+				  NLM_F_MULTI, KWEB_CMD_LISTENER_GET);
+		if (!hdr) {
+			err = -EMSGSIZE;
+			break;
+		}
+		err = kweb_nl_listener_fill(skb, srv, buf);
+		if (err) {
+			genlmsg_cancel(skb, hdr);
+			break;
+		}
+		genlmsg_end(skb, hdr);
+		cb->args[0] = srv->id;
+	}
+	mutex_unlock(&kweb_ctl_mutex);
+	kfree(buf);
+	/* A full skb ends this part; the dump goes on in the next. */
+	if (err == -EMSGSIZE && skb->len)
+		return skb->len;
+	return err ?: skb->len;
+}
+
+int kweb_nl_listener_add_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr **tb = info->attrs;
+	struct kweb_server_args args = {};
+	struct kweb_server *srv;
+	struct sk_buff *msg;
+	void *hdr;
+	int err;
+
+	if (GENL_REQ_ATTR_CHECK(info, KWEB_A_LISTENER_PORT) ||
+	    GENL_REQ_ATTR_CHECK(info, KWEB_A_LISTENER_DOCROOT))
+		return -EINVAL;
+	args.port = nla_get_u16(tb[KWEB_A_LISTENER_PORT]);
+	args.port_attr = tb[KWEB_A_LISTENER_PORT];
+	args.docroot = nla_data(tb[KWEB_A_LISTENER_DOCROOT]);
+	args.docroot_attr = tb[KWEB_A_LISTENER_DOCROOT];
+	kweb_backend_defaults(&args.backend);
+	if (tb[KWEB_A_LISTENER_BACKEND_ADDR4])
+		args.backend.addr4 =
+			nla_get_in_addr(tb[KWEB_A_LISTENER_BACKEND_ADDR4]);
+	if (tb[KWEB_A_LISTENER_BACKEND_ADDR6])
+		args.backend.addr6 =
+			nla_get_in6_addr(tb[KWEB_A_LISTENER_BACKEND_ADDR6]);
+	if (tb[KWEB_A_LISTENER_BACKEND_PORT])
+		args.backend.port =
+			nla_get_u16(tb[KWEB_A_LISTENER_BACKEND_PORT]);
+	if (tb[KWEB_A_LISTENER_ADDR4]) {
+		args.has_addr4 = true;
+		args.addr4 = nla_get_in_addr(tb[KWEB_A_LISTENER_ADDR4]);
+		args.addr_attr = tb[KWEB_A_LISTENER_ADDR4];
+	}
+	if (tb[KWEB_A_LISTENER_ADDR6]) {
+		args.has_addr6 = true;
+		args.addr6 = nla_get_in6_addr(tb[KWEB_A_LISTENER_ADDR6]);
+		args.addr_attr = args.addr_attr ?: tb[KWEB_A_LISTENER_ADDR6];
+	}
+	args.any = !args.has_addr4 && !args.has_addr6;
+
+	/* Before the listener exists, so that it cannot fail for want of one. */
+	msg = kweb_nl_reply_new(info, KWEB_CMD_LISTENER_ADD, &hdr);
+	if (!msg)
+		return -ENOMEM;
+	mutex_lock(&kweb_ctl_mutex);
+	srv = kweb_server_create(genl_info_net(info), &args, info->extack);
+	if (IS_ERR(srv)) {
+		nlmsg_free(msg);
+		err = PTR_ERR(srv);
+	} else {
+		/*
+		 * The listener exists whatever becomes of the reply: an
+		 * error now would have the caller retry into "port in use".
+		 */
+		kweb_nl_listener_reply(msg, hdr, info, srv);
+		err = 0;
+	}
+	mutex_unlock(&kweb_ctl_mutex);
+	return err;
+}
+
+int kweb_nl_listener_del_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct kweb_server *srv;
+	int err = 0;
+
+	if (GENL_REQ_ATTR_CHECK(info, KWEB_A_LISTENER_ID))
+		return -EINVAL;
+	mutex_lock(&kweb_ctl_mutex);
+	srv = kweb_nl_server(genl_info_net(info),
+			     info->attrs[KWEB_A_LISTENER_ID], info->extack);
+	if (srv)
+		kweb_server_destroy(srv);
+	else
+		err = -ENOENT;
+	mutex_unlock(&kweb_ctl_mutex);
+	return err;
+}
+
+int kweb_nl_cache_flush_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	const struct nlattr *path = info->attrs[KWEB_A_CACHE_PATH];
+	struct net *net = genl_info_net(info);
+	struct kweb_server *srv;
+	struct kweb_target t;
+	struct sk_buff *msg;
+	unsigned int n = 0;
+	char *key = NULL;
+	void *hdr;
+	int err;
+
+	if (path) {
+		key = kmalloc(PATH_MAX, GFP_KERNEL);
+		if (!key)
+			return -ENOMEM;
+		/* As a request's target is; a cache key is the result. */
+		err = kweb_path_normalize(nla_data(path),
+					  strlen(nla_data(path)), key,
+					  PATH_MAX, &t);
+		if (!err && t.has_query)
+			err = -EINVAL;
+		if (err) {
+			NL_SET_ERR_MSG_ATTR(info->extack, path,
+					    "not a request path, e.g. /index.html");
+			kfree(key);
+			return err;
+		}
+	}
+	msg = kweb_nl_reply_new(info, KWEB_CMD_CACHE_FLUSH, &hdr);
+	if (!msg) {
+		kfree(key);
+		return -ENOMEM;
+	}
+	mutex_lock(&kweb_ctl_mutex);
+	list_for_each_entry(srv, &kweb_servers, node) {
+		if (!net_eq(srv->net, net))
+			continue;
+		n += key ? kweb_cache_flush_key(&srv->cache, key, t.path_len) :
+			   kweb_cache_flush(&srv->cache);
+	}
+	mutex_unlock(&kweb_ctl_mutex);
+	kfree(key);
+	if (nla_put_u32(msg, KWEB_A_CACHE_ENTRIES, n)) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	return kweb_nl_reply(msg, hdr, info);
+}
+
+/*
+ * Only for CAP_NET_ADMIN in the namespace's user namespace: the records
+ * hold clients' addresses and paths. The generator's copy of this table
+ * (in nl_gen.c) lacks the flag, and the spec has no way to say it.
+ */
+static const struct genl_multicast_group kweb_nl_mcgrps[] = {
+	[KWEB_NLGRP_LOG] = { .name = KWEB_MCGRP_LOG,
+			     .flags = GENL_MCAST_CAP_NET_ADMIN },
+};
+
+struct genl_family kweb_nl_family __ro_after_init = {
+	.name		= KWEB_FAMILY_NAME,
+	.version	= KWEB_FAMILY_VERSION,
+	.netnsok	= true,
+	.parallel_ops	= true,
+	.module		= THIS_MODULE,
+	.ops		= kweb_nl_ops,
+	.n_ops		= ARRAY_SIZE(kweb_nl_ops),
+	.mcgrps		= kweb_nl_mcgrps,
+	.n_mcgrps	= ARRAY_SIZE(kweb_nl_mcgrps),
+};
+
+int kweb_netlink_init(void)
+{
+	int err = genl_register_family(&kweb_nl_family);
+
+	if (!err)
+		kweb_log_enable();
+	return err;
+}
+
+/* Returns once no handler runs or can start, and no record is sent. */
+void kweb_netlink_exit(void)
+{
+	kweb_log_disable();
+	genl_unregister_family(&kweb_nl_family);
+}

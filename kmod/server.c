@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Servers (the listeners of the netlink API): a port of one network
+ * namespace served from one docroot, with its own file cache.
+ *
+ * All of them are on kweb_servers, which only control paths touch, under
+ * kweb_ctl_mutex: netlink, /proc/net/kweb, the module parameters, module
+ * load and unload, and a network namespace's exit. The data path reaches
+ * its server from the socket (listener -> server, connection -> server)
+ * and never walks the list. A server is freed only after its listeners
+ * are closed and its connections drained, so nothing on the data path
+ * outlives it.
+ *
+ * Kernel sockets hold no reference on their network namespace, so a
+ * namespace with servers can die: its exit (pernet operations) destroys
+ * them first.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cred.h>
+#include <linux/namei.h>
+#include <linux/netlink.h>
+#include <linux/slab.h>
+#include <net/net_namespace.h>
+#include <net/netns/generic.h>
+
+#include "kweb.h"
+
+DEFINE_MUTEX(kweb_ctl_mutex);
+LIST_HEAD(kweb_servers);
+static u32 kweb_next_id = 1;
+
+/* A namespace's counters of its listeners gone, under kweb_ctl_mutex. */
+struct kweb_net {
+	u64 retired[KWEB_STAT_NR];
+};
+
+static unsigned int kweb_net_id __read_mostly;
+/* Every namespace's, for the unload message. */
+static u64 kweb_retired_all[KWEB_STAT_NR];
+
+u64 kweb_stat_read(const struct net *net, enum kweb_stat s)
+{
+	const struct kweb_net *kn = net_generic(net, kweb_net_id);
+	struct kweb_server *srv;
+	u64 sum = kn->retired[s];
+
+	lockdep_assert_held(&kweb_ctl_mutex);
+	list_for_each_entry(srv, &kweb_servers, node)
+		if (net_eq(srv->net, net))
+			sum += kweb_stat_read_own(srv->stats, s);
+	return sum;
+}
+
+u64 kweb_stat_read_all(enum kweb_stat s)
+{
+	struct kweb_server *srv;
+	u64 sum;
+
+	mutex_lock(&kweb_ctl_mutex);
+	sum = kweb_retired_all[s];
+	list_for_each_entry(srv, &kweb_servers, node)
+		sum += kweb_stat_read_own(srv->stats, s);
+	mutex_unlock(&kweb_ctl_mutex);
+	return sum;
+}
+
+/* srv is gone: what it counted stays in its namespace's totals. */
+static void kweb_server_retire_stats(struct kweb_server *srv)
+{
+	struct kweb_net *kn = net_generic(srv->net, kweb_net_id);
+	int i;
+	u64 v;
+
+	for (i = 0; i < KWEB_STAT_NR; i++) {
+		v = kweb_stat_read_own(srv->stats, i);
+		kn->retired[i] += v;
+		kweb_retired_all[i] += v;
+	}
+}
+
+u16 kweb_server_backend_port(const struct kweb_server *srv)
+{
+	return srv->backend.port ?: kweb_backend_port();
+}
+
+/*
+ * A handoff must reach a user-space server, never a kweb listener: that
+ * would hand the connection back and forth. Would a server of net on
+ * port, sending to backend_port, make such a pair?
+ */
+static bool kweb_ports_clash(const struct net *net, u16 port, u16 backend_port)
+{
+	struct kweb_server *srv;
+
+	if (port == backend_port)
+		return true;
+	list_for_each_entry(srv, &kweb_servers, node)
+		if (net_eq(srv->net, net) &&
+		    (srv->port == backend_port ||
+		     kweb_server_backend_port(srv) == port))
+			return true;
+	return false;
+}
+
+/* Would the module-wide backend port v send a server to a kweb listener? */
+bool kweb_backend_port_clashes(u16 v)
+{
+	struct kweb_server *srv, *other;
+
+	lockdep_assert_held(&kweb_ctl_mutex);
+	list_for_each_entry(srv, &kweb_servers, node) {
+		if (srv->backend.port)
+			continue;
+		list_for_each_entry(other, &kweb_servers, node)
+			if (net_eq(other->net, srv->net) && other->port == v)
+				return true;
+	}
+	return false;
+}
+
+struct kweb_server *kweb_server_find(const struct net *net, u32 id)
+{
+	struct kweb_server *srv;
+
+	lockdep_assert_held(&kweb_ctl_mutex);
+	list_for_each_entry(srv, &kweb_servers, node)
+		if (srv->id == id && net_eq(srv->net, net))
+			return srv;
+	return NULL;
+}
+
+/* Its listeners closed: close every connection, then free srv. */
+static void kweb_server_free(struct kweb_server *srv)
+{
+	kweb_conns_stop(srv);
+	kweb_log_server_exit(srv);
+	kweb_cache_flush(&srv->cache);
+	path_put(&srv->docroot);
+	put_cred(srv->cred);
+	/* Only connections and kweb_ctl_mutex holders count: none is left. */
+	kweb_server_retire_stats(srv);
+	free_percpu(srv->stats);
+	kfree(srv);
+}
+
+/*
+ * Under kweb_ctl_mutex, in process context: resolves args->docroot in the
+ * caller's mount namespace, and listens in net. extack may be NULL (module
+ * load); the reason is then only in dmesg.
+ */
+struct kweb_server *kweb_server_create(struct net *net,
+				       const struct kweb_server_args *args,
+				       struct netlink_ext_ack *extack)
+{
+	struct kweb_config cfg;
+	struct kweb_server *srv;
+	int err;
+
+	lockdep_assert_held(&kweb_ctl_mutex);
+	if (args->docroot[0] != '/') {
+		NL_SET_ERR_MSG_ATTR(extack, args->docroot_attr,
+				    "docroot must be an absolute path");
+		return ERR_PTR(-EINVAL);
+	}
+	if (kweb_ports_clash(net, args->port,
+			     args->backend.port ?: kweb_backend_port())) {
+		NL_SET_ERR_MSG_ATTR(extack, args->port_attr,
+				    "a kweb listener's port would be a backend port");
+		return ERR_PTR(-EINVAL);
+	}
+	srv = kzalloc(sizeof(*srv), GFP_KERNEL);
+	if (!srv)
+		return ERR_PTR(-ENOMEM);
+	srv->stats = alloc_percpu(struct kweb_stats);
+	if (!srv->stats) {
+		kfree(srv);
+		return ERR_PTR(-ENOMEM);
+	}
+	err = kern_path(args->docroot, LOOKUP_FOLLOW | LOOKUP_DIRECTORY,
+			&srv->docroot);
+	if (err) {
+		pr_err("docroot=%s: cannot open directory: error %d\n",
+		       args->docroot, err);
+		NL_SET_ERR_MSG_ATTR(extack, args->docroot_attr,
+				    "cannot open docroot as a directory");
+		goto fail;
+	}
+	srv->net = net;
+	srv->port = args->port;
+	srv->backend = args->backend;
+	srv->any = args->any;
+	srv->has_addr4 = args->has_addr4;
+	srv->has_addr6 = args->has_addr6;
+	srv->addr4 = args->addr4;
+	srv->addr6 = args->addr6;
+	kweb_config_get(&cfg);
+	srv->limits = cfg.limits;
+	kweb_cache_init(&srv->cache, kweb_cache_limit_bytes(cfg.cache_size),
+			kweb_cache_max_file_bytes(cfg.cache_max_file),
+			srv->stats);
+	spin_lock_init(&srv->conns_lock);
+	INIT_LIST_HEAD(&srv->conns);
+	init_waitqueue_head(&srv->conns_wq);
+	err = kweb_log_server_init(srv);
+	if (err)
+		goto fail_path;
+	/*
+	 * Files are looked up and opened with the rights of whoever made the
+	 * listener, not the worker's (full root): CAP_NET_ADMIN must not be
+	 * a way to read what its holder cannot.
+	 */
+	srv->cred = get_current_cred();
+
+	err = kweb_listeners_start(srv);
+	if (err) {
+		/* A first listener may have taken connections already. */
+		kweb_server_free(srv);
+		if (err == -EADDRINUSE)
+			NL_SET_ERR_MSG_ATTR(extack, args->port_attr,
+					    "the port is in use");
+		else if (err == -EADDRNOTAVAIL)
+			NL_SET_ERR_MSG_ATTR(extack, args->addr_attr,
+					    "no such local address in this network namespace");
+		else
+			NL_SET_ERR_MSG_ATTR(extack, args->port_attr,
+					    "cannot listen on the port");
+		return ERR_PTR(err);
+	}
+	srv->id = kweb_next_id++;
+	list_add_tail(&srv->node, &kweb_servers);
+	return srv;
+
+fail_path:
+	path_put(&srv->docroot);
+fail:
+	free_percpu(srv->stats);
+	kfree(srv);
+	return ERR_PTR(err);
+}
+
+/* Under kweb_ctl_mutex: stop listening, close every connection, free. */
+void kweb_server_destroy(struct kweb_server *srv)
+{
+	lockdep_assert_held(&kweb_ctl_mutex);
+	list_del(&srv->node);
+	kweb_listeners_stop(srv);
+	kweb_server_free(srv);
+}
+
+static int __net_init kweb_net_init(struct net *net)
+{
+	return kweb_proc_init(net);
+}
+
+static void __net_exit kweb_net_exit(struct net *net)
+{
+	struct kweb_server *srv, *tmp;
+
+	mutex_lock(&kweb_ctl_mutex);
+	list_for_each_entry_safe(srv, tmp, &kweb_servers, node)
+		if (net_eq(srv->net, net))
+			kweb_server_destroy(srv);
+	mutex_unlock(&kweb_ctl_mutex);
+	kweb_proc_exit(net);
+}
+
+static struct pernet_operations kweb_net_ops = {
+	.init = kweb_net_init,
+	.exit = kweb_net_exit,
+	.id = &kweb_net_id,
+	.size = sizeof(struct kweb_net),
+};
+
+int kweb_servers_init(void)
+{
+	return register_pernet_subsys(&kweb_net_ops);
+}
+
+/* Destroys every server left, in whatever namespace. */
+void kweb_servers_exit(void)
+{
+	unregister_pernet_subsys(&kweb_net_ops);
+	WARN_ON(!list_empty(&kweb_servers));
+}

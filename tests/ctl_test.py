@@ -1,0 +1,908 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Control-plane tests for kweb: kwebctl, the netlink family, /proc/net/kweb.
+
+    ctl_test.py --host H --port P --docroot D --kwebctl PATH
+                [--base DIR] [--ynl-cli PATH] [--spec PATH] [--uapi PATH]
+
+Run as root in a guest, with kweb loaded (docroot=D port=P and the routes
+/api/,/dyn/ and .php) and nginx (tests/guest/nginx.sh) as its backend on
+8080. Covers every kwebctl subcommand, invalid values rejected with the
+kernel's extack text shown, an unprivileged user refused with exit 4,
+access log lines matching the requests made (count and fields), two
+listeners with two docroots, a listener in another network namespace, and
+one family call through the kernel's generic ynl CLI. Everything changed
+is put back. TAP output, "# N passed, N failed", exit status 0 iff none
+failed.
+"""
+
+import argparse
+import json
+import os
+import re
+import shutil
+import socket
+import struct
+import subprocess
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from taplib import Fail, Suite, check, note  # noqa: E402
+
+CFG = None
+TESTS = Suite()
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+PARAMS = "/sys/module/kweb/parameters"
+
+# kwebctl's exit codes (kwebctl --help).
+EXIT_ERROR, EXIT_USAGE, EXIT_NOT_LOADED, EXIT_PERM, EXIT_NOT_FOUND = 1, 2, 3, 4, 5
+
+
+def kwebctl(*args, user=None, timeout=30):
+    """Run kwebctl; returns (exit status, stdout, stderr)."""
+    if user == "nobody":
+        cmd = NOBODY + [CFG.kwebctl_nobody] + list(args)
+    else:
+        cmd = [CFG.kwebctl] + list(args)
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    return p.returncode, p.stdout, p.stderr
+
+
+def kwebctl_ok(*args):
+    rc, out, err = kwebctl(*args)
+    check(rc == 0, "kwebctl %s: exit %d, stderr: %s" %
+          (" ".join(args), rc, err.strip()))
+    return out
+
+
+def kwebctl_fails(want_rc, want_err, *args, user=None):
+    """kwebctl must exit want_rc and say want_err (a regex) on stderr."""
+    rc, out, err = kwebctl(*args, user=user)
+    check(rc == want_rc, "kwebctl %s: exit %d, want %d; stderr: %s" %
+          (" ".join(args), rc, want_rc, err.strip()))
+    check(re.search(want_err, err), "kwebctl %s: stderr %r does not match %r"
+          % (" ".join(args), err.strip(), want_err))
+    note("kwebctl %s -> %s" % (" ".join(args), err.strip().splitlines()[0]))
+
+
+def proc():
+    """/proc/net/kweb: counters ("name value") and listener lines."""
+    counters, listeners = {}, []
+    with open("/proc/net/kweb") as f:
+        for line in f:
+            p = line.split()
+            if p and p[0] == "listener":
+                listeners.append(line.rstrip("\n"))
+            elif len(p) == 2 and p[1].isdigit():
+                counters[p[0]] = int(p[1])
+    return counters, listeners
+
+
+def param(name):
+    with open(os.path.join(PARAMS, name)) as f:
+        return f.read().strip()
+
+
+def fetch(host, port, target, method="GET", timeout=10.0, fields=""):
+    """One request on its own connection: (status, body, client port).
+    fields: more field lines, each ending in CRLF."""
+    fam = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(fam, socket.SOCK_STREAM) as s:
+        s.settimeout(timeout)
+        s.connect((host, port))
+        cport = s.getsockname()[1]
+        hhost = "[%s]" % host if fam == socket.AF_INET6 else host
+        s.sendall(("%s %s HTTP/1.1\r\nHost: %s\r\n%sConnection: close\r\n"
+                   "\r\n" % (method, target, hhost, fields)).encode())
+        data = b""
+        while True:
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    m = re.match(rb"HTTP/1\.[01] (\d{3}) ", head)
+    check(m, "no status line from %s:%d%s: %r" % (host, port, target,
+                                                   data[:80]))
+    return int(m.group(1)), body, cport
+
+
+def content_type(target):
+    """GET target from the default listener: its Content-Type."""
+    with socket.create_connection((CFG.host, CFG.port), timeout=10) as s:
+        s.sendall(("GET %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+                   % target).encode())
+        data = b""
+        while b"\r\n\r\n" not in data:
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+    m = re.search(rb"\r\nContent-Type: ([^\r]*)\r\n", data)
+    check(m, "no Content-Type for %s: %r" % (target, data[:200]))
+    return m.group(1).decode()
+
+
+def refused(host, port):
+    fam = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(fam, socket.SOCK_STREAM) as s:
+        s.settimeout(5)
+        try:
+            s.connect((host, port))
+        except ConnectionRefusedError:
+            return True
+    return False
+
+
+def small():
+    with open(os.path.join(CFG.docroot, "small.txt"), "rb") as f:
+        return f.read()
+
+
+def listeners_json():
+    out = kwebctl_ok("-j", "listener", "list")
+    return json.loads(out)
+
+
+# ---- a raw generic netlink client, to send what kwebctl never would ----
+
+def uapi_enums(path):
+    """Every enumerator of the generated uAPI header, by name."""
+    vals = {}
+    with open(path) as f:
+        text = f.read()
+    for block in re.findall(r"enum\s*\w*\s*\{(.*?)\};", text, re.S):
+        n = 0
+        for m in re.finditer(r"^\s*(\w+)(?:\s*=\s*([^,\n]+))?,?\s*$", block,
+                             re.M):
+            name, val = m.group(1), m.group(2)
+            if val is not None:
+                try:
+                    n = int(val, 0)
+                except ValueError:
+                    n = vals.get(val.strip("() ").split()[0], 0)
+            vals[name] = n
+            n += 1
+    return vals
+
+
+NETLINK_GENERIC, SOL_NETLINK, NETLINK_EXT_ACK = 16, 270, 11
+NLMSG_ERROR, NLM_F_REQUEST, NLM_F_ACK = 2, 1, 4
+GENL_ID_CTRL, CTRL_CMD_GETFAMILY = 16, 3
+CTRL_ATTR_FAMILY_ID, CTRL_ATTR_FAMILY_NAME = 1, 2
+NLMSGERR_ATTR_MSG, NLMSGERR_ATTR_MISS_TYPE = 1, 5
+
+
+def nla(atype, payload):
+    hdr = struct.pack("=HH", 4 + len(payload), atype)
+    return hdr + payload + b"\0" * ((4 - len(payload) % 4) % 4)
+
+
+def nla_parse(data):
+    out = {}
+    while len(data) >= 4:
+        alen, atype = struct.unpack_from("=HH", data)
+        if alen < 4:
+            break
+        out[atype & 0x3fff] = data[4:alen]
+        data = data[(alen + 3) & ~3:]
+    return out
+
+
+class Genl:
+    def __init__(self):
+        self.s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW,
+                               NETLINK_GENERIC)
+        self.s.setsockopt(SOL_NETLINK, NETLINK_EXT_ACK, 1)
+        self.s.bind((0, 0))
+        self.seq = 0
+
+    def talk(self, family, cmd, attrs):
+        """Returns (errno, extack message, reply attributes); the extack
+        attributes of the last error are in self.ext."""
+        self.seq += 1
+        body = struct.pack("=BBH", cmd, 1, 0) + b"".join(attrs)
+        msg = struct.pack("=IHHII", 16 + len(body), family,
+                          NLM_F_REQUEST | NLM_F_ACK, self.seq, 0) + body
+        self.s.send(msg)
+        reply = {}
+        while True:
+            data = self.s.recv(65536)
+            while data:
+                mlen, mtype, flags = struct.unpack_from("=IHH", data)
+                payload = data[16:mlen]
+                if mtype == NLMSG_ERROR:
+                    err = -struct.unpack_from("=i", payload)[0]
+                    # The request follows unless capped; TLVs after it.
+                    tlv = payload[4:]
+                    if not flags & 0x100:
+                        olen = struct.unpack_from("=I", tlv)[0]
+                        tlv = tlv[olen:]
+                    else:
+                        tlv = tlv[16:]
+                    ext = nla_parse(tlv) if flags & 0x200 else {}
+                    self.ext = ext
+                    m = ext.get(NLMSGERR_ATTR_MSG, b"").rstrip(b"\0")
+                    return err, m.decode(), reply
+                reply = nla_parse(payload[4:])
+                data = data[(mlen + 3) & ~3:]
+
+    def family(self, name):
+        err, msg, reply = self.talk(GENL_ID_CTRL, CTRL_CMD_GETFAMILY,
+                                    [nla(CTRL_ATTR_FAMILY_NAME,
+                                         name.encode() + b"\0")])
+        check(err == 0, "no %s family: errno %d %s" % (name, err, msg))
+        return struct.unpack("=H", reply[CTRL_ATTR_FAMILY_ID][:2])[0]
+
+
+# ---- tests ----
+
+@TESTS.test("kwebctl status: loaded, one listener")
+def t_status():
+    out = kwebctl_ok("status")
+    check("kweb: loaded" in out, "no 'kweb: loaded' in %r" % out)
+    check(re.search(r"^listeners: 1$", out, re.M), "not one listener: %r" % out)
+    st = json.loads(kwebctl_ok("-j", "status"))
+    check(st["loaded"] and st["version"] == 1 and st["listeners"] == 1,
+          "status -j: %r" % st)
+
+
+@TESTS.test("kwebctl --help and OBJECT --help exit 0; bad usage exits 2")
+def t_help():
+    for args in (["--help"], ["status", "--help"], ["stats", "--help"],
+                 ["listener", "--help"], ["config", "--help"],
+                 ["cache", "--help"], ["log", "--help"]):
+        rc, out, _ = kwebctl(*args)
+        check(rc == 0 and out.startswith("Usage: kwebctl"),
+              "kwebctl %s: exit %d, %r" % (" ".join(args), rc, out[:60]))
+    for args in ([], ["frobnicate"], ["st"], ["config", "set", "nope", "1"],
+                 ["config", "set", "header-timeout", "x"],
+                 ["listener", "add", "port", "8081"],
+                 ["log", "--format", "xml"]):
+        rc, _, err = kwebctl(*args)
+        check(rc == EXIT_USAGE, "kwebctl %s: exit %d, want %d (%s)" %
+              (" ".join(args), rc, EXIT_USAGE, err.strip()))
+
+
+@TESTS.test("kwebctl stats: the counters of /proc/net/kweb, growing with requests")
+def t_stats():
+    before = {}
+    for line in kwebctl_ok("stats").splitlines():
+        name, value = line.split()
+        before[name] = int(value)
+    pc, _ = proc()
+    for name in before:
+        pname = name.replace("-", "_")
+        check(pname in pc, "%s is not in /proc/net/kweb" % pname)
+    for _ in range(3):
+        status, body, _ = fetch(CFG.host, CFG.port, "/small.txt")
+        check(status == 200 and body == small(), "GET /small.txt: %d" % status)
+    after = json.loads(kwebctl_ok("stats", "--json"))
+    served = (after["requests_softirq"] + after["requests_worker"] -
+              before["requests-softirq"] - before["requests-worker"])
+    check(served >= 3, "requests grew by %d, want >= 3" % served)
+    check(after["connections_accepted"] >= before["connections-accepted"] + 3,
+          "connections_accepted did not grow by 3")
+
+
+@TESTS.test("kwebctl stats listener 1: that listener's counters; 999 is not found")
+def t_stats_listener():
+    st = json.loads(kwebctl_ok("-j", "stats", "listener", "1"))
+    whole = json.loads(kwebctl_ok("-j", "stats"))
+    check(set(st) == set(whole) - {"pinned_bytes"}, "keys %s, want %s" %
+          (sorted(st), sorted(set(whole) - {"pinned_bytes"})))
+    check(0 < st["requests_softirq"] + st["requests_worker"] <=
+          whole["requests_softirq"] + whole["requests_worker"],
+          "listener 1's requests %r" % st)
+    check(st["cache_limit"] == int(param("cache_size")) << 20,
+          "cache_limit %d, cache_size %s MiB" % (st["cache_limit"],
+                                                 param("cache_size")))
+    kwebctl_fails(EXIT_NOT_FOUND, r"no such listener in this network namespace",
+                  "stats", "listener", "999")
+
+
+@TESTS.test("kwebctl listener list: the listener of the module parameters")
+def t_listener_list():
+    ls = listeners_json()
+    check(len(ls) == 1, "%d listeners" % len(ls))
+    lst = ls[0]
+    check(lst["id"] == 1 and lst["port"] == CFG.port and
+          lst["docroot"] == CFG.docroot and lst["addresses"] == ["*"] and
+          lst["backend_port"] == int(param("backend_port")) and
+          lst["backend_ipv4"] == "127.0.0.1" and lst["backend_ipv6"] == "::1",
+          "listener %r" % lst)
+    out = kwebctl_ok("listener", "list")
+    check(re.search(r"^1\s+%d\s+\*\s+\d+\s+%s\s+%s$" %
+                    (CFG.port, param("backend_port"), re.escape(CFG.docroot)),
+                    out, re.M), "listener list: %r" % out)
+    pc, pl = proc()
+    check(pc.get("listeners") == 1 and pc.get("port") == CFG.port,
+          "/proc: listeners %s port %s" % (pc.get("listeners"),
+                                           pc.get("port")))
+    check(len(pl) == 1 and pl[0].startswith("listener 1 port %d " % CFG.port)
+          and pl[0].endswith(" docroot " + CFG.docroot), "/proc: %r" % pl)
+
+
+@TESTS.test("kwebctl config get: the module parameters' values")
+def t_config_get():
+    cfg = json.loads(kwebctl_ok("-j", "config", "get"))
+    for key in ("header_timeout", "keepalive_timeout", "send_timeout",
+                "max_connections", "max_requests", "max_header_size",
+                "cache_size", "cache_max_file", "backend_port"):
+        check(cfg[key] == int(param(key)), "%s: %r, parameter %s" %
+              (key, cfg[key], param(key)))
+    check(cfg["backend_missing"] == (param("backend_missing") == "Y"),
+          "backend_missing %r" % cfg["backend_missing"])
+    check(cfg["dynamic_prefixes"] == param("dynamic_prefixes") == "/api/,/dyn/",
+          "dynamic_prefixes %r" % cfg["dynamic_prefixes"])
+    check(cfg["dynamic_extensions"] == param("dynamic_extensions") == ".php",
+          "dynamic_extensions %r" % cfg["dynamic_extensions"])
+    out = kwebctl_ok("config", "get")
+    check(re.search(r"^header-timeout %s$" % param("header_timeout"), out,
+                    re.M), "config get: %r" % out)
+
+
+@TESTS.test("kwebctl config set: values change, parameters follow, routes apply at once")
+def t_config_set():
+    old = json.loads(kwebctl_ok("-j", "config", "get"))
+    try:
+        kwebctl_ok("config", "set", "keepalive-timeout", "30",
+                   "max-requests", "500", "dynamic-prefixes", "/api/,/dyn/,/small")
+        cfg = json.loads(kwebctl_ok("-j", "config", "get"))
+        check(cfg["keepalive_timeout"] == 30 and cfg["max_requests"] == 500,
+              "config after set: %r" % cfg)
+        check(param("keepalive_timeout") == "30" and
+              param("dynamic_prefixes") == "/api/,/dyn/,/small",
+              "parameters: %s %s" % (param("keepalive_timeout"),
+                                     param("dynamic_prefixes")))
+        # /small.txt now goes to nginx, which serves the same file.
+        pc0, _ = proc()
+        status, body, _ = fetch(CFG.host, CFG.port, "/small.txt")
+        pc1, _ = proc()
+        check(status == 200 and body == small(), "GET /small.txt: %d" % status)
+        check(pc1["handoff_prefix"] == pc0["handoff_prefix"] + 1,
+              "handoff_prefix %d -> %d" % (pc0["handoff_prefix"],
+                                          pc1["handoff_prefix"]))
+    finally:
+        kwebctl_ok("config", "set",
+                   "keepalive-timeout", str(old["keepalive_timeout"]),
+                   "max-requests", str(old["max_requests"]),
+                   "dynamic-prefixes", old["dynamic_prefixes"])
+    cfg = json.loads(kwebctl_ok("-j", "config", "get"))
+    check(cfg == old, "not restored: %r" % cfg)
+
+
+@TESTS.test("kwebctl config set mime-types: overrides win, caches emptied, put back")
+def t_mime_types():
+    check(content_type("/small.txt") == "text/plain", "small.txt not text/plain")
+    override = ".TXT=text/x-kweb-test; charset=utf-8,.md=text/markdown"
+    try:
+        kwebctl_ok("config", "set", "mime-types", override)
+        check(param("mime_types") == override, "parameter: %r" %
+              param("mime_types"))
+        cfg = json.loads(kwebctl_ok("-j", "config", "get"))
+        check(cfg["mime_types"] == override, "config get: %r" % cfg)
+        # Even though /small.txt was cached with text/plain.
+        got = content_type("/small.txt")
+        check(got == "text/x-kweb-test; charset=utf-8",
+              "Content-Type %r after the override" % got)
+        kwebctl_fails(EXIT_ERROR,
+                      r"each entry must be \.ext=type/subtype.*\(mime-types\)",
+                      "config", "set", "mime-types", "txt=text/plain")
+        kwebctl_fails(EXIT_ERROR, r"each entry must be", "config", "set",
+                      "mime-types", ".txt=text/plain\r\nX-Evil: 1")
+        kwebctl_fails(EXIT_ERROR, r"more than 32 entries", "config", "set",
+                      "mime-types",
+                      ",".join(".e%d=a/b" % i for i in range(33)))
+        check(param("mime_types") == override, "changed by a refused set")
+    finally:
+        kwebctl_ok("config", "set", "mime-types", "")
+    got = content_type("/small.txt")
+    check(got == "text/plain", "Content-Type %r after putting back" % got)
+
+
+@TESTS.test("invalid values: refused with the kernel's extack text, nothing changed")
+def t_invalid():
+    before = kwebctl_ok("config", "get")
+    # The generated policy's range, and the bounds it reports.
+    kwebctl_fails(EXIT_ERROR, r"out of range.*\(header-timeout\); valid: 1\.\.32767",
+                  "config", "set", "header-timeout", "0")
+    kwebctl_fails(EXIT_ERROR, r"\(cache-size\)", "config", "set",
+                  "cache-size", "40000")
+    kwebctl_fails(EXIT_ERROR, r"out of range.*\(backend-port\)", "config",
+                  "set", "backend-missing", "yes", "backend-port", "0")
+    # What the handlers check.
+    kwebctl_fails(EXIT_ERROR,
+                  r"each prefix must be /something.*\(dynamic-prefixes\)",
+                  "config", "set", "header-timeout", "5",
+                  "dynamic-prefixes", "api")
+    kwebctl_fails(EXIT_ERROR, r"each extension must be \.something",
+                  "config", "set", "dynamic-extensions", ".php,x")
+    kwebctl_fails(EXIT_ERROR, r"more than 16 entries", "config", "set",
+                  "dynamic-extensions", ",".join(".e%d" % i for i in range(17)))
+    kwebctl_fails(EXIT_ERROR, r"kweb listener's port cannot be the backend port",
+                  "config", "set", "backend-port", str(CFG.port))
+    kwebctl_fails(EXIT_ERROR, r"docroot must be an absolute path.*\(docroot\)",
+                  "listener", "add", "port", "8091", "docroot", "www")
+    kwebctl_fails(EXIT_ERROR, r"cannot open docroot as a directory",
+                  "listener", "add", "port", "8091", "docroot",
+                  os.path.join(CFG.docroot, "small.txt"))
+    kwebctl_fails(EXIT_ERROR, r"the port is in use.*\(port\)",
+                  "listener", "add", "port", str(CFG.port), "docroot",
+                  CFG.docroot)
+    kwebctl_fails(EXIT_ERROR, r"kweb listener's port would be a backend port",
+                  "listener", "add", "port", param("backend_port"),
+                  "docroot", CFG.docroot)
+    kwebctl_fails(EXIT_ERROR, r"out of range.*\(port\)", "listener", "add",
+                  "port", "0", "docroot", CFG.docroot)
+    kwebctl_fails(EXIT_NOT_FOUND, r"no such listener", "listener", "del", "999")
+    kwebctl_fails(EXIT_ERROR, r"not a request path.*\(path\)", "cache", "flush",
+                  "no-slash")
+    after = kwebctl_ok("config", "get")
+    check(after == before, "config changed:\n%s\n%s" % (before, after))
+    check(len(listeners_json()) == 1, "a listener was added")
+
+
+@TESTS.test("raw netlink: an attribute config-set does not take is refused with extack")
+def t_raw_unsupported():
+    e = uapi_enums(CFG.uapi)
+    g = Genl()
+    fam = g.family("kweb")
+    size = struct.pack("=I", 1024)
+    err, msg, _ = g.talk(fam, e["KWEB_CMD_CONFIG_SET"],
+                         [nla(e["KWEB_A_CONFIG_MAX_HEADER_SIZE"], size)])
+    check(err == 22, "errno %d, want EINVAL (22); extack %r" % (err, msg))
+    check(msg, "no extack message")
+    note("max-header-size in config-set -> %r" % msg)
+    # Another that config-get takes, and a u32 of the wrong size.
+    err, msg, _ = g.talk(fam, e["KWEB_CMD_CONFIG_SET"],
+                         [nla(e["KWEB_A_CONFIG_LISTENER_ID"], size)])
+    check(err == 22 and msg, "listener-id in config-set: %d %r" % (err, msg))
+    err, msg, _ = g.talk(fam, e["KWEB_CMD_CONFIG_SET"],
+                         [nla(e["KWEB_A_CONFIG_SEND_TIMEOUT"], b"\1\0")])
+    check(err == 22 and msg, "a 2-byte u32: %d %r" % (err, msg))
+    note("2-byte send-timeout -> %r" % msg)
+    # A missing attribute is named, with no text (NL_SET_ERR_ATTR_MISS).
+    err, msg, _ = g.talk(fam, e["KWEB_CMD_LISTENER_GET"], [])
+    miss = g.ext.get(NLMSGERR_ATTR_MISS_TYPE, b"")
+    check(err == 22 and len(miss) == 4 and
+          struct.unpack("=I", miss)[0] == e["KWEB_A_LISTENER_ID"],
+          "listener-get without id: %d %r %r" % (err, msg, g.ext))
+
+
+@TESTS.test("an unprivileged user: reads allowed, changes refused with exit 4")
+def t_unprivileged():
+    rc, _, err = kwebctl("stats", user="nobody")
+    check(rc == 0, "stats as nobody: exit %d %s" % (rc, err.strip()))
+    rc, _, err = kwebctl("listener", "list", user="nobody")
+    check(rc == 0, "listener list as nobody: exit %d %s" % (rc, err.strip()))
+    for args in (["config", "set", "keepalive-timeout", "10"],
+                 ["cache", "flush"],
+                 ["listener", "add", "port", "8091", "docroot", CFG.docroot],
+                 ["listener", "del", "1"]):
+        kwebctl_fails(EXIT_PERM, r"Operation not permitted[\s\S]*CAP_NET_ADMIN",
+                      *args, user="nobody")
+    kwebctl_fails(EXIT_PERM, r"CAP_NET_ADMIN", "log", "--count", "1",
+                  user="nobody")
+    check(len(listeners_json()) == 1, "a listener changed")
+
+
+def wait_pinned(want_zero, limit=10.0):
+    end = time.monotonic() + limit
+    while time.monotonic() < end:
+        pinned = proc()[0]["pinned_bytes"]
+        if (pinned == 0) == want_zero:
+            return pinned
+        time.sleep(0.1)
+    raise Fail("pinned_bytes %d" % proc()[0]["pinned_bytes"])
+
+
+@TESTS.test("kwebctl cache flush PATH, then all: entries and pinned pages go")
+def t_cache_flush():
+    for _ in range(2):
+        fetch(CFG.host, CFG.port, "/small.txt")
+        fetch(CFG.host, CFG.port, "/index.html")
+    check(proc()[0]["cache_bytes"] > 0, "nothing cached")
+    out = kwebctl_ok("cache", "flush", "/small.txt")
+    check(out.strip() == "flushed 1 entry", "flush /small.txt: %r" % out)
+    out = kwebctl_ok("cache", "flush", "/small.txt")
+    check(out.strip() == "flushed 0 entries", "again: %r" % out)
+    # Normalized as a request path is: this is /index.html.
+    out = kwebctl_ok("cache", "flush", "/a/../index.html")
+    check(out.strip() == "flushed 1 entry", "flush /a/../index.html: %r" % out)
+    fetch(CFG.host, CFG.port, "/small.txt")
+    res = json.loads(kwebctl_ok("-j", "cache", "flush"))
+    check(res["entries"] >= 1, "flush all: %r" % res)
+    check(proc()[0]["cache_bytes"] == 0, "cache_bytes not 0")
+    wait_pinned(True)
+    status, body, _ = fetch(CFG.host, CFG.port, "/small.txt")
+    check(status == 200 and body == small(), "GET after flush: %d" % status)
+
+
+class LogReader:
+    """kwebctl log in the background; its lines as they come."""
+
+    def __init__(self, *args):
+        self.p = subprocess.Popen([CFG.kwebctl, "log"] + list(args),
+                                  stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True)
+        self.lines = []
+        self.lock = threading.Lock()
+        self.t = threading.Thread(target=self._read, daemon=True)
+        self.t.start()
+
+    def _read(self):
+        for line in self.p.stdout:
+            with self.lock:
+                self.lines.append(line.rstrip("\n"))
+
+    def snapshot(self):
+        with self.lock:
+            return list(self.lines)
+
+    def wait_for(self, pred, limit=10.0):
+        end = time.monotonic() + limit
+        while time.monotonic() < end:
+            if any(pred(line) for line in self.snapshot()):
+                return True
+            time.sleep(0.1)
+        return False
+
+    def close(self):
+        self.p.terminate()
+        try:
+            self.p.wait(5)
+        except subprocess.TimeoutExpired:
+            self.p.kill()
+        return self.p.stderr.read()
+
+
+def log_ready(reader):
+    """Probe until the reader shows a record: it has joined the group."""
+    for i in range(50):
+        target = "/ctl-probe-%d" % i
+        fetch(CFG.host, CFG.port, target)
+        if reader.wait_for(lambda line, t=target: t in line, 0.3):
+            return
+    raise Fail("kwebctl log printed no probe line; stderr: %s" %
+               reader.close())
+
+
+@TESTS.test("kwebctl log --format json: a record per request, fields as sent")
+def t_log_json():
+    reader = LogReader("--format", "json")
+    try:
+        log_ready(reader)
+        start = len(reader.snapshot())
+        rec0 = proc()[0]["log_records"]
+        made = {}   # client port -> what the record must say
+        kweb = ("softirq", "worker")
+        extra = {}  # client port -> (referer, user_agent)
+        status, body, port = fetch(CFG.host, CFG.port, "/small.txt")
+        made[port] = ("127.0.0.1", "GET", "/small.txt", 200, len(small()),
+                      kweb)
+        # The first of each field, cut at 512 bytes; quotes kept.
+        ua = 'Mozilla/5.0 "q" ' + "u" * 600
+        status, body, port = fetch(
+            CFG.host, CFG.port, "/small.txt",
+            fields="Referer: http://r.example/a?b=1\r\nUser-Agent: %s\r\n"
+            "User-Agent: second\r\n" % ua)
+        made[port] = ("127.0.0.1", "GET", "/small.txt", 200, len(small()),
+                      kweb)
+        extra[port] = ("http://r.example/a?b=1", ua[:512])
+        status, body, port = fetch(CFG.host, CFG.port, "/small.txt", "HEAD")
+        made[port] = ("127.0.0.1", "HEAD", "/small.txt", 200, 0, kweb)
+        status, body, port = fetch(CFG.host, CFG.port, "/ctl-missing")
+        check(status == 404, "GET /ctl-missing: %d" % status)
+        made[port] = ("127.0.0.1", "GET", "/ctl-missing", 404, len(body),
+                      ("worker",))
+        status, body, port = fetch(CFG.host, CFG.port, "/api/ctl?x=1")
+        check(status == 200 and b"uri=/api/ctl?x=1" in body,
+              "GET /api/ctl?x=1 via nginx: %d %r" % (status, body[:80]))
+        made[port] = ("127.0.0.1", "GET", "/api/ctl?x=1", None, 0,
+                      ("backend",))
+        status, body, port = fetch("::1", CFG.port, "/small.txt")
+        made[port] = ("::1", "GET", "/small.txt", 200, len(small()), kweb)
+        ports = set(made)
+        reader.wait_for(lambda line: False, 1.0)    # batches: 100 ms
+        recs = [json.loads(line) for line in reader.snapshot()[start:]]
+        mine = [r for r in recs if r["port"] in ports]
+        check(len(mine) == len(made), "%d records for %d requests: %r" %
+              (len(mine), len(made), mine))
+        for r in mine:
+            client, method, target, status, nbytes, who = made[r["port"]]
+            check(r["method"] == method and r["target"] == target and
+                  r["protocol"] == "HTTP/1.1" and r["status"] == status and
+                  r["bytes"] == nbytes and r["answered"] in who and
+                  r["client"] == client and r["listener"] == 1 and
+                  0 < r["duration_ns"] < 10 * 10**9 and
+                  abs(r["time_ns"] / 1e9 - time.time()) < 60 and
+                  (r["referer"], r["user_agent"]) ==
+                  extra.get(r["port"], (None, None)),
+                  "record %r, want %r %r" % (r, made[r["port"]],
+                                             extra.get(r["port"])))
+        check(proc()[0]["log_records"] >= rec0 + len(made),
+              "log_records did not grow")
+    finally:
+        err = reader.close()
+    check(not err.strip(), "kwebctl log stderr: %s" % err.strip())
+
+
+@TESTS.test("kwebctl log: nginx combined lines, one per request")
+def t_log_combined():
+    reader = LogReader()
+    try:
+        log_ready(reader)
+        start = len(reader.snapshot())
+        status, body, _ = fetch(CFG.host, CFG.port, "/small.txt")
+        fetch(CFG.host, CFG.port, "/ctl-clf-missing")
+        fetch(CFG.host, CFG.port, "/small.txt", "HEAD",
+              fields='Referer: /from\r\nUser-Agent: a "b" \\c\r\n')
+        reader.wait_for(lambda line: False, 1.0)
+        lines = [line for line in reader.snapshot()[start:]
+                 if "/ctl-probe-" not in line]
+    finally:
+        reader.close()
+    check(len(lines) == 3, "%d lines for 3 requests: %r" % (len(lines), lines))
+    when = r'\[\d{2}/[A-Z][a-z]{2}/\d{4}:\d{2}:\d{2}:\d{2} [+-]\d{4}\]'
+    # Referer and User-Agent escaped as nginx does ("\x22", "\x5C").
+    want = [r'"GET /small\.txt HTTP/1\.1" 200 %d "-" "-"' % len(small()),
+            r'"GET /ctl-clf-missing HTTP/1\.1" 404 \d+ "-" "-"',
+            r'"HEAD /small\.txt HTTP/1\.1" 200 0 "/from" '
+            r'"a \\x22b\\x22 \\x5Cc"']
+    # Batches are per CPU: lines need not come in the requests' order.
+    for w in want:
+        hits = [line for line in lines if re.match(
+            r'^127\.0\.0\.1 - - %s %s$' % (when, w), line)]
+        check(len(hits) == 1, "%d combined lines for %s in %r" %
+              (len(hits), w, lines))
+
+
+@TESTS.test("kwebctl log --count N: exits 0 after N records")
+def t_log_count():
+    p = subprocess.Popen([CFG.kwebctl, "log", "--count", "2"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True)
+    end = time.monotonic() + 15
+    while p.poll() is None and time.monotonic() < end:
+        fetch(CFG.host, CFG.port, "/small.txt")
+        time.sleep(0.2)
+    if p.poll() is None:
+        p.kill()
+        raise Fail("kwebctl log --count 2 still running after 15 s")
+    out, err = p.communicate()
+    check(p.returncode == 0 and len(out.splitlines()) == 2,
+          "exit %d, %d lines, stderr %r" % (p.returncode,
+                                            len(out.splitlines()), err))
+
+
+@TESTS.test("two listeners, two ports, two docroots: each serves its own files")
+def t_two_listeners():
+    who = "ctl-who.txt"
+    docroot2 = os.path.join(CFG.base, "www2")
+    os.makedirs(docroot2, exist_ok=True)
+    os.chmod(docroot2, 0o755)
+    for d, text in ((CFG.docroot, b"one\n"), (docroot2, b"two\n")):
+        with open(os.path.join(d, who), "wb") as f:
+            f.write(text)
+        os.chmod(os.path.join(d, who), 0o644)
+    port2 = CFG.port2
+    added = None
+    try:
+        lst = json.loads(kwebctl_ok("-j", "listener", "add", "port",
+                                    str(port2), "docroot", docroot2))
+        check(len(lst) == 1 and lst[0]["port"] == port2 and
+              lst[0]["docroot"] == docroot2, "add: %r" % lst)
+        added = lst[0]["id"]
+        for host in ("127.0.0.1", "::1"):
+            for port, want in ((CFG.port, b"one\n"), (port2, b"two\n")):
+                status, body, _ = fetch(host, port, "/" + who)
+                check(status == 200 and body == want, "%s:%d/%s: %d %r" %
+                      (host, port, who, status, body))
+        # The other listener's files are not there.
+        status, _, _ = fetch("127.0.0.1", port2, "/small.txt")
+        check(status == 404, "%d/small.txt: %d, want 404" % (port2, status))
+        ids = sorted(x["id"] for x in listeners_json())
+        check(ids == [1, added], "listener ids %r" % ids)
+        pc, pl = proc()
+        check(pc["listeners"] == 2 and any(
+            line.startswith("listener %d port %d " % (added, port2)) and
+            line.endswith(" docroot " + docroot2) for line in pl),
+            "/proc: %r" % pl)
+        st = json.loads(kwebctl_ok("-j", "stats", "listener", str(added)))
+        check(st["cache_bytes"] > 0, "listener %d caches nothing" % added)
+        # Its own counters: the three requests made to it.
+        check(st["requests_softirq"] + st["requests_worker"] == 3 and
+              st["responses_error"] == 1 and
+              st["connections_accepted"] == 3,
+              "listener %d's counters: %r" % (added, st))
+        kwebctl_ok("listener", "del", str(added))
+        added = None
+        check(refused("127.0.0.1", port2) and refused("::1", port2),
+              "port %d still open after del" % port2)
+        check(proc()[0]["listeners"] == 1, "/proc still lists 2")
+        status, body, _ = fetch(CFG.host, CFG.port, "/" + who)
+        check(status == 200 and body == b"one\n", "listener 1 after del")
+    finally:
+        if added:
+            kwebctl("listener", "del", str(added))
+        os.unlink(os.path.join(CFG.docroot, who))
+
+
+@TESTS.test("a listener on one address listens there only, with its own backend port")
+def t_listener_address():
+    port3 = CFG.port2 + 1
+    lst = json.loads(kwebctl_ok("-j", "listener", "add", "port", str(port3),
+                                "docroot", CFG.docroot, "address",
+                                "127.0.0.1", "backend-port",
+                                param("backend_port")))
+    lid = lst[0]["id"]
+    try:
+        check(lst[0]["addresses"] == ["127.0.0.1"], "addresses %r" %
+              lst[0]["addresses"])
+        status, body, _ = fetch("127.0.0.1", port3, "/small.txt")
+        check(status == 200 and body == small(), "127.0.0.1:%d: %d" %
+              (port3, status))
+        check(refused("::1", port3), "[::1]:%d answers" % port3)
+        status, body, _ = fetch("127.0.0.1", port3, "/api/x")
+        check(status == 200 and b"uri=/api/x" in body,
+              "handoff from the new listener: %d %r" % (status, body[:60]))
+    finally:
+        kwebctl_ok("listener", "del", str(lid))
+
+
+def ip(*args):
+    return subprocess.run(["ip"] + list(args), capture_output=True,
+                          text=True, timeout=30)
+
+
+@TESTS.test("listeners belong to the caller's network namespace; its exit closes them")
+def t_netns():
+    ns = "kweb-ctl-test"
+    ip("netns", "del", ns)
+    r = ip("netns", "add", ns)
+    check(r.returncode == 0, "ip netns add: %s" % r.stderr)
+    try:
+        ip("-n", ns, "link", "set", "lo", "up")
+        nsrun = ["ip", "netns", "exec", ns]
+        p = subprocess.run(nsrun + [CFG.kwebctl, "-j", "listener", "list"],
+                           capture_output=True, text=True, timeout=30)
+        check(p.returncode == 0 and json.loads(p.stdout) == [],
+              "listeners in a new namespace: %r %s" % (p.stdout, p.stderr))
+        p = subprocess.run(nsrun + [CFG.kwebctl, "-j", "listener", "add",
+                                    "port", str(CFG.port), "docroot",
+                                    CFG.docroot],
+                           capture_output=True, text=True, timeout=30)
+        check(p.returncode == 0, "add in the namespace: %s" % p.stderr)
+        nsid = json.loads(p.stdout)[0]["id"]
+        # Invisible from here, and this namespace's port 80 is still ours.
+        check([x["id"] for x in listeners_json()] == [1],
+              "the namespace's listener is visible outside")
+        kwebctl_fails(EXIT_NOT_FOUND, r"no such listener", "listener", "del",
+                      str(nsid))
+        p = subprocess.run(nsrun + [sys.executable, "-c",
+                                    "import socket; s = socket.create_connection(('127.0.0.1', %d), 5); "
+                                    "s.sendall(b'GET /small.txt HTTP/1.0\\r\\n\\r\\n'); "
+                                    "print(s.recv(100).split(b'\\r\\n')[0].decode())"
+                                    % CFG.port],
+                           capture_output=True, text=True, timeout=30)
+        check(p.stdout.strip() == "HTTP/1.1 200 OK",
+              "GET in the namespace: %r %s" % (p.stdout, p.stderr))
+        with open("/proc/net/kweb") as f:
+            check("listeners 1\n" in f.read(), "/proc counts the namespace's")
+        # Counters are the namespace's: the one GET made there, none of
+        # the traffic out here (thousands of connections by now).
+        p = subprocess.run(nsrun + ["cat", "/proc/net/kweb"],
+                           capture_output=True, text=True, timeout=30)
+        ns_counters = dict(line.split() for line in p.stdout.splitlines()
+                           if len(line.split()) == 2)
+        check(ns_counters.get("connections_accepted") == "1" and
+              int(ns_counters.get("requests_softirq", 0)) +
+              int(ns_counters.get("requests_worker", 0)) == 1,
+              "the namespace's counters: %r" % ns_counters)
+        check(proc()[0]["connections_accepted"] > 1,
+              "the initial namespace's counters")
+    finally:
+        # The namespace's exit (pernet) must close its listener.
+        ip("netns", "del", ns)
+    # Give cleanup_net its time: then only listener 1 is left anywhere.
+    time.sleep(2)
+    check([x["id"] for x in listeners_json()] == [1], "listeners changed")
+    status, body, _ = fetch(CFG.host, CFG.port, "/small.txt")
+    check(status == 200 and body == small(), "listener 1 after netns exit")
+
+
+@TESTS.test("a listener opens files with its creator's rights, not root's")
+def t_listener_creds():
+    # nobody, given CAP_NET_ADMIN and nothing else, adds a listener whose
+    # docroot holds a world-readable file in a directory only root may
+    # search: kweb (whose worker is root) must not serve it for nobody.
+    docroot = os.path.join(CFG.base, "www-creds")
+    locked = os.path.join(docroot, "locked")
+    os.makedirs(locked, exist_ok=True)
+    os.chmod(docroot, 0o755)
+    os.chmod(locked, 0o700)
+    for d in (docroot, locked):
+        with open(os.path.join(d, "f.txt"), "wb") as f:
+            f.write(b"secret\n" if d == locked else b"open\n")
+        os.chmod(os.path.join(d, "f.txt"), 0o644)
+    cmd = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+           "--inh-caps=-all,+net_admin", "--ambient-caps=-all,+net_admin",
+           CFG.kwebctl_nobody, "-j", "listener", "add", "port",
+           str(CFG.port2), "docroot", docroot]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=30)
+    check(p.returncode == 0, "nobody with CAP_NET_ADMIN: listener add: "
+          "exit %d %s" % (p.returncode, p.stderr.strip()))
+    added = json.loads(p.stdout)[0]["id"]
+    try:
+        status, body, _ = fetch(CFG.host, CFG.port2, "/f.txt")
+        check(status == 200 and body == b"open\n", "/f.txt: %d %r" %
+              (status, body))
+        status, body, _ = fetch(CFG.host, CFG.port2, "/locked/f.txt")
+        check(status in (403, 404) and b"secret" not in body,
+              "/locked/f.txt served to nobody's listener: %d %r" %
+              (status, body))
+    finally:
+        kwebctl_ok("listener", "del", str(added))
+
+
+@TESTS.test("the kernel's ynl CLI drives the family from uapi/kweb.yaml")
+def t_ynl_cli():
+    if not CFG.ynl_cli:
+        note("SKIP: no tools/net/ynl/cli.py found (scripts/ynl-regen.sh "
+             "fetches one)")
+        return
+    base = [sys.executable, CFG.ynl_cli, "--spec", CFG.spec, "--no-schema",
+            "--output-json"]
+    p = subprocess.run(base + ["--dump", "listener-get"], capture_output=True,
+                       text=True, timeout=60)
+    check(p.returncode == 0, "cli.py --dump listener-get: %s" % p.stderr)
+    ls = json.loads(p.stdout)
+    check(len(ls) == 1 and ls[0]["port"] == CFG.port and
+          ls[0]["docroot"] == CFG.docroot, "listener-get: %r" % ls)
+    p = subprocess.run(base + ["--do", "stats-get"], capture_output=True,
+                       text=True, timeout=60)
+    check(p.returncode == 0, "cli.py --do stats-get: %s" % p.stderr)
+    st = json.loads(p.stdout)
+    check(st["requests-softirq"] + st["requests-worker"] > 0,
+          "stats-get: %r" % st)
+    # Refused by the policy, with the extack in the CLI's error.
+    p = subprocess.run(base + ["--do", "config-set", "--json",
+                               '{"send-timeout": 0}'],
+                       capture_output=True, text=True, timeout=60)
+    check(p.returncode != 0 and "out of range" in p.stdout + p.stderr,
+          "config-set send-timeout 0: %d %r %r" % (p.returncode, p.stdout,
+                                                   p.stderr[-300:]))
+
+
+def main():
+    global CFG
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--host", default="127.0.0.1")
+    ap.add_argument("--port", type=int, default=80)
+    ap.add_argument("--port2", type=int, default=8091,
+                    help="free ports for more listeners (this and the next)")
+    ap.add_argument("--docroot", required=True)
+    ap.add_argument("--base", default="/run/kweb-it",
+                    help="where a second docroot may be made")
+    ap.add_argument("--kwebctl", default=os.path.join(REPO, "userctl",
+                                                      "kwebctl"))
+    ap.add_argument("--ynl-cli", default="")
+    ap.add_argument("--spec", default=os.path.join(REPO, "uapi", "kweb.yaml"))
+    ap.add_argument("--uapi", default=os.path.join(REPO, "uapi", "linux",
+                                                   "kweb.h"))
+    ap.add_argument("--timeout", type=float, default=30.0)
+    CFG = ap.parse_args()
+    CFG.docroot = os.path.realpath(CFG.docroot)
+    # A copy nobody may run: the repository can be in root's home.
+    CFG.kwebctl_nobody = os.path.join(CFG.base, "kwebctl")
+    shutil.copy(CFG.kwebctl, CFG.kwebctl_nobody)
+    os.chmod(CFG.kwebctl_nobody, 0o755)
+    return TESTS.run()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,838 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kwebctl: control kweb over its generic netlink family (uapi/kweb.yaml),
+ * iproute2-style: kwebctl [OPTIONS] OBJECT [COMMAND [ARGS]].
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/kweb.h>
+
+#include "log.h"
+#include "nl.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+static bool json;
+
+/* What "config get" shows and "config set" takes, in uAPI order. */
+enum kc_kind { KC_U8, KC_U16, KC_U32, KC_STR };
+
+struct kc_key {
+	const char *name;	/* the spec's name */
+	uint16_t type;
+	enum kc_kind kind;
+	bool settable;
+};
+
+static const struct kc_key kc_config[] = {
+	{ "header-timeout", KWEB_A_CONFIG_HEADER_TIMEOUT, KC_U32, true },
+	{ "keepalive-timeout", KWEB_A_CONFIG_KEEPALIVE_TIMEOUT, KC_U32, true },
+	{ "send-timeout", KWEB_A_CONFIG_SEND_TIMEOUT, KC_U32, true },
+	{ "max-connections", KWEB_A_CONFIG_MAX_CONNECTIONS, KC_U32, true },
+	{ "max-requests", KWEB_A_CONFIG_MAX_REQUESTS, KC_U32, true },
+	{ "max-header-size", KWEB_A_CONFIG_MAX_HEADER_SIZE, KC_U32, false },
+	{ "cache-size", KWEB_A_CONFIG_CACHE_SIZE, KC_U32, true },
+	{ "cache-max-file", KWEB_A_CONFIG_CACHE_MAX_FILE, KC_U32, true },
+	{ "backend-port", KWEB_A_CONFIG_BACKEND_PORT, KC_U16, true },
+	{ "backend-missing", KWEB_A_CONFIG_BACKEND_MISSING, KC_U8, true },
+	{ "dynamic-prefixes", KWEB_A_CONFIG_DYNAMIC_PREFIXES, KC_STR, true },
+	{ "dynamic-extensions", KWEB_A_CONFIG_DYNAMIC_EXTENSIONS, KC_STR, true },
+	{ "mime-types", KWEB_A_CONFIG_MIME_TYPES, KC_STR, true },
+};
+
+/* Counters, in the uAPI's order (also /proc/net/kweb's names, with '_'). */
+static const char *const kc_stats[] = {
+	[KWEB_A_STATS_CONNECTIONS_ACCEPTED] = "connections-accepted",
+	[KWEB_A_STATS_CONNECTIONS_CLOSED] = "connections-closed",
+	[KWEB_A_STATS_REQUESTS_SOFTIRQ] = "requests-softirq",
+	[KWEB_A_STATS_REQUESTS_WORKER] = "requests-worker",
+	[KWEB_A_STATS_RESPONSES_ERROR] = "responses-error",
+	[KWEB_A_STATS_BODY_BYTES_SPLICED] = "body-bytes-spliced",
+	[KWEB_A_STATS_BODY_BYTES_COPIED] = "body-bytes-copied",
+	[KWEB_A_STATS_CACHE_HITS] = "cache-hits",
+	[KWEB_A_STATS_CACHE_MISSES] = "cache-misses",
+	[KWEB_A_STATS_CACHE_EVICTIONS] = "cache-evictions",
+	[KWEB_A_STATS_CACHE_INVALIDATIONS] = "cache-invalidations",
+	[KWEB_A_STATS_HANDOFF_METHOD] = "handoff-method",
+	[KWEB_A_STATS_HANDOFF_QUERY] = "handoff-query",
+	[KWEB_A_STATS_HANDOFF_PREFIX] = "handoff-prefix",
+	[KWEB_A_STATS_HANDOFF_EXTENSION] = "handoff-extension",
+	[KWEB_A_STATS_HANDOFF_UPGRADE] = "handoff-upgrade",
+	[KWEB_A_STATS_HANDOFF_H2] = "handoff-h2",
+	[KWEB_A_STATS_HANDOFF_UNPARSED] = "handoff-unparsed",
+	[KWEB_A_STATS_HANDOFF_MISSING] = "handoff-missing",
+	[KWEB_A_STATS_HANDOFF_CONNECTION_LIMIT] = "handoff-connection-limit",
+	[KWEB_A_STATS_HANDOFF_FAILED_NO_BACKEND] = "handoff-failed-no-backend",
+	[KWEB_A_STATS_HANDOFF_FAILED_QUEUE_FULL] = "handoff-failed-queue-full",
+	[KWEB_A_STATS_HANDOFF_FAILED] = "handoff-failed",
+	[KWEB_A_STATS_CONNECTIONS_OPEN] = "connections-open",
+	[KWEB_A_STATS_CACHE_BYTES] = "cache-bytes",
+	[KWEB_A_STATS_CACHE_LIMIT] = "cache-limit",
+	[KWEB_A_STATS_PINNED_BYTES] = "pinned-bytes",
+	[KWEB_A_STATS_LOG_RECORDS] = "log-records",
+	[KWEB_A_STATS_LOG_DROPPED] = "log-dropped",
+};
+
+static const char *const kc_listener_attrs[] = {
+	[KWEB_A_LISTENER_ID] = "id",
+	[KWEB_A_LISTENER_PORT] = "port",
+	[KWEB_A_LISTENER_DOCROOT] = "docroot",
+	[KWEB_A_LISTENER_BACKEND_ADDR4] = "backend (IPv4)",
+	[KWEB_A_LISTENER_BACKEND_ADDR6] = "backend (IPv6)",
+	[KWEB_A_LISTENER_BACKEND_PORT] = "backend-port",
+	[KWEB_A_LISTENER_ADDR4] = "address (IPv4)",
+	[KWEB_A_LISTENER_ADDR6] = "address (IPv6)",
+};
+
+/* Names the attribute an error blames, by the command it was sent with. */
+static const char *kc_attr_name(uint8_t cmd, uint16_t type)
+{
+	size_t i;
+
+	switch (cmd) {
+	case KWEB_CMD_CONFIG_GET:
+	case KWEB_CMD_CONFIG_SET:
+		for (i = 0; i < ARRAY_SIZE(kc_config); i++)
+			if (kc_config[i].type == type)
+				return kc_config[i].name;
+		return type == KWEB_A_CONFIG_LISTENER_ID ? "listener" : NULL;
+	case KWEB_CMD_LISTENER_GET:
+	case KWEB_CMD_LISTENER_ADD:
+	case KWEB_CMD_LISTENER_DEL:
+		return type <= KWEB_A_LISTENER_MAX ? kc_listener_attrs[type] :
+		       NULL;
+	case KWEB_CMD_CACHE_FLUSH:
+		return type == KWEB_A_CACHE_PATH ? "path" : NULL;
+	case KWEB_CMD_STATS_GET:
+		return type == KWEB_A_STATS_LISTENER_ID ? "listener" : NULL;
+	}
+	return NULL;
+}
+
+/* JSON string output: the docroot and rule lists are arbitrary bytes. */
+static void kc_json_str(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		unsigned char c = *s;
+
+		if (c == '"' || c == '\\')
+			printf("\\%c", c);
+		else if (c < 0x20)
+			printf("\\u%04x", c);
+		else
+			putchar(c);
+	}
+	putchar('"');
+}
+
+/* A u64 name/value pair, as "name value" or a JSON member. */
+static void kc_put_u64(const char *name, uint64_t v, bool *first)
+{
+	if (json) {
+		printf("%s\"%s\": %" PRIu64, *first ? "" : ", ", name, v);
+		*first = false;
+	} else {
+		printf("%s %" PRIu64 "\n", name, v);
+	}
+}
+
+static int kc_usage(FILE *f, const char *topic)
+{
+	if (!topic || !strcmp(topic, "main"))
+		fprintf(f,
+			"Usage: kwebctl [-j|--json] OBJECT [COMMAND [ARGS]]\n"
+			"       kwebctl OBJECT --help\n"
+			"\n"
+			"  status                   is kweb loaded; its listeners and totals\n"
+			"  stats [listener ID]      counters (module-wide, or one listener's)\n"
+			"  listener list|add|del    the listeners of this network namespace\n"
+			"  config get|set           module-wide settings\n"
+			"  cache flush [PATH]       drop cached files (all, or one request path)\n"
+			"  log [--format combined|json] [--count N]\n"
+			"                           print the access log as requests end\n"
+			"\n"
+			"Exit status: 0 ok, 1 the kernel refused (its reason is printed),\n"
+			"2 usage, 3 kweb module not loaded, 4 permission denied (needs\n"
+			"CAP_NET_ADMIN), 5 no such listener.\n");
+	else if (!strcmp(topic, "status"))
+		fprintf(f,
+			"Usage: kwebctl status\n"
+			"Says whether the kweb module is loaded (exit 3 if not), and\n"
+			"its listeners, connections and requests in this namespace.\n");
+	else if (!strcmp(topic, "stats"))
+		fprintf(f,
+			"Usage: kwebctl [-j] stats [listener ID]\n"
+			"Counters since the module was loaded, one \"name value\" per line\n"
+			"(names as in /proc/net/kweb with '-'), or a JSON object with -j:\n"
+			"module-wide, with this namespace's connections-open, cache-bytes\n"
+			"and cache-limit; or, with a listener, only that listener's.\n");
+	else if (!strcmp(topic, "listener"))
+		fprintf(f,
+			"Usage: kwebctl [-j] listener list\n"
+			"       kwebctl listener add port PORT docroot DIR [address ADDR]...\n"
+			"                            [backend ADDR]... [backend-port PORT]\n"
+			"       kwebctl listener del ID\n"
+			"A listener serves DIR on PORT of this network namespace, IPv4 and\n"
+			"IPv6 on every address, or only on each address given. backend\n"
+			"sets where its IPv4 or IPv6 clients' other requests go (default:\n"
+			"the module parameters); backend-port, its own backend port\n"
+			"(default: config's backend-port, followed as it changes).\n"
+			"add prints the new listener; del closes its connections.\n");
+	else if (!strcmp(topic, "config"))
+		fprintf(f,
+			"Usage: kwebctl [-j] config get\n"
+			"       kwebctl config set KEY VALUE [KEY VALUE]...\n"
+			"KEY: header-timeout, keepalive-timeout, send-timeout (seconds),\n"
+			"max-connections, max-requests, cache-size (MiB), cache-max-file\n"
+			"(KiB), backend-port, backend-missing (yes|no),\n"
+			"dynamic-prefixes, dynamic-extensions (comma-separated; \"\" for\n"
+			"none), mime-types (\".md=text/markdown,.log=text/plain\": they\n"
+			"win over the built-in types; setting them empties the caches).\n"
+			"max-header-size is shown, fixed at load. All or none of the keys\n"
+			"given are applied.\n");
+	else if (!strcmp(topic, "cache"))
+		fprintf(f,
+			"Usage: kwebctl cache flush [PATH]\n"
+			"Drops the cached files of this namespace's listeners, or the one\n"
+			"for request path PATH (e.g. /index.html), and prints how many.\n"
+			"Their page-cache pages are let go once responses using them end.\n");
+	else if (!strcmp(topic, "log"))
+		fprintf(f,
+			"Usage: kwebctl log [--format combined|json] [--count N]\n"
+			"Prints a line per request of this namespace's listeners as it\n"
+			"ends (records come in batches, within 100 ms), until interrupted\n"
+			"or N records. combined (the default) is nginx's format; kweb does\n"
+			"not record Referer and User-Agent, which are \"-\", and requests\n"
+			"the backend answered have \"-\" for status and bytes (it logs\n"
+			"them). json (or -j) has every field, including who answered:\n"
+			"softirq, worker or backend. Needs CAP_NET_ADMIN: the records hold\n"
+			"clients' addresses.\n");
+	else
+		return kc_usage(f, "main");
+	return f == stderr ? KC_USAGE : KC_OK;
+}
+
+static bool kc_is_help(const char *s)
+{
+	return !strcmp(s, "--help") || !strcmp(s, "-h") || !strcmp(s, "help");
+}
+
+static int kc_parse_uint(const char *s, unsigned long max, unsigned long *v,
+			 const char *what)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoul(s, &end, 10);
+	if (!*s || *end || errno || *s == '-' || *v > max) {
+		fprintf(stderr, "kwebctl: %s: \"%s\" is not a number of 0..%lu\n",
+			what, s, max);
+		return KC_USAGE;
+	}
+	return KC_OK;
+}
+
+/* ---- stats ---- */
+
+struct kc_stats_ctx {
+	bool first;
+};
+
+static int kc_stats_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlattr *tb[KWEB_A_STATS_MAX + 1];
+	struct kc_stats_ctx *c = data;
+	unsigned int i;
+
+	kc_nl_parse(nlh, tb, KWEB_A_STATS_MAX);
+	for (i = 0; i < ARRAY_SIZE(kc_stats); i++) {
+		char name[64];
+		size_t j;
+
+		if (!kc_stats[i] || !tb[i] ||
+		    mnl_attr_validate(tb[i], MNL_TYPE_U64) < 0)
+			continue;
+		/* '-' in JSON keys is awkward for jq; '_' as in /proc. */
+		snprintf(name, sizeof(name), "%s", kc_stats[i]);
+		for (j = 0; json && name[j]; j++)
+			if (name[j] == '-')
+				name[j] = '_';
+		kc_put_u64(name, mnl_attr_get_u64(tb[i]), &c->first);
+	}
+	return MNL_CB_OK;
+}
+
+static int kc_cmd_stats(struct kc_nl *nl, int argc, char **argv)
+{
+	struct kc_stats_ctx c = { .first = true };
+	struct nlmsghdr *nlh;
+	unsigned long id;
+	int ret;
+
+	if (argc && kc_is_help(argv[0]))
+		return kc_usage(stdout, "stats");
+	nlh = kc_nl_request(nl, KWEB_CMD_STATS_GET, false);
+	if (argc == 2 && !strcmp(argv[0], "listener")) {
+		ret = kc_parse_uint(argv[1], UINT32_MAX, &id, "listener");
+		if (ret)
+			return ret;
+		mnl_attr_put_u32(nlh, KWEB_A_STATS_LISTENER_ID, id);
+	} else if (argc) {
+		return kc_usage(stderr, "stats");
+	}
+	if (json)
+		printf("{");
+	ret = kc_nl_talk(nl, nlh, kc_stats_cb, &c, "stats");
+	if (json)
+		printf("}\n");
+	return ret;
+}
+
+/* ---- listener ---- */
+
+struct kc_listener {
+	uint32_t id, conns;
+	uint16_t port, backend_port;
+	char docroot[PATH_MAX + 1];
+	char addrs[2][INET6_ADDRSTRLEN + 2];	/* listen, or "*" */
+	char backends[2][INET6_ADDRSTRLEN + 2];
+	int nr_addrs;
+};
+
+static void kc_addr(const struct nlattr *a, int family, char *out)
+{
+	size_t len = family == AF_INET ? 4 : 16;
+
+	if (mnl_attr_get_payload_len(a) != len ||
+	    !inet_ntop(family, mnl_attr_get_payload(a), out,
+		       INET6_ADDRSTRLEN))
+		snprintf(out, INET6_ADDRSTRLEN, "?");
+}
+
+static void kc_listener_read(const struct nlmsghdr *nlh, struct kc_listener *l)
+{
+	const struct nlattr *tb[KWEB_A_LISTENER_MAX + 1];
+
+	memset(l, 0, sizeof(*l));
+	kc_nl_parse(nlh, tb, KWEB_A_LISTENER_MAX);
+	if (tb[KWEB_A_LISTENER_ID])
+		l->id = mnl_attr_get_u32(tb[KWEB_A_LISTENER_ID]);
+	if (tb[KWEB_A_LISTENER_PORT])
+		l->port = mnl_attr_get_u16(tb[KWEB_A_LISTENER_PORT]);
+	if (tb[KWEB_A_LISTENER_BACKEND_PORT])
+		l->backend_port =
+			mnl_attr_get_u16(tb[KWEB_A_LISTENER_BACKEND_PORT]);
+	if (tb[KWEB_A_LISTENER_CONNECTIONS_OPEN])
+		l->conns = mnl_attr_get_u32(tb[KWEB_A_LISTENER_CONNECTIONS_OPEN]);
+	if (tb[KWEB_A_LISTENER_DOCROOT] &&
+	    mnl_attr_validate(tb[KWEB_A_LISTENER_DOCROOT],
+			      MNL_TYPE_NUL_STRING) >= 0)
+		snprintf(l->docroot, sizeof(l->docroot), "%s",
+			 mnl_attr_get_str(tb[KWEB_A_LISTENER_DOCROOT]));
+	if (tb[KWEB_A_LISTENER_ADDR4])
+		kc_addr(tb[KWEB_A_LISTENER_ADDR4], AF_INET,
+			l->addrs[l->nr_addrs++]);
+	if (tb[KWEB_A_LISTENER_ADDR6])
+		kc_addr(tb[KWEB_A_LISTENER_ADDR6], AF_INET6,
+			l->addrs[l->nr_addrs++]);
+	if (!l->nr_addrs)
+		snprintf(l->addrs[l->nr_addrs++], sizeof(l->addrs[0]), "*");
+	snprintf(l->backends[0], sizeof(l->backends[0]), "-");
+	snprintf(l->backends[1], sizeof(l->backends[1]), "-");
+	if (tb[KWEB_A_LISTENER_BACKEND_ADDR4])
+		kc_addr(tb[KWEB_A_LISTENER_BACKEND_ADDR4], AF_INET,
+			l->backends[0]);
+	if (tb[KWEB_A_LISTENER_BACKEND_ADDR6])
+		kc_addr(tb[KWEB_A_LISTENER_BACKEND_ADDR6], AF_INET6,
+			l->backends[1]);
+}
+
+struct kc_list_ctx {
+	int n;
+};
+
+static int kc_listener_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct kc_list_ctx *c = data;
+	struct kc_listener l;
+	int i;
+
+	kc_listener_read(nlh, &l);
+	if (json) {
+		printf("%s{\"id\": %u, \"port\": %u, \"addresses\": [",
+		       c->n ? ", " : "", l.id, l.port);
+		for (i = 0; i < l.nr_addrs; i++) {
+			printf("%s", i ? ", " : "");
+			kc_json_str(l.addrs[i]);
+		}
+		printf("], \"docroot\": ");
+		kc_json_str(l.docroot);
+		printf(", \"backend_ipv4\": ");
+		kc_json_str(l.backends[0]);
+		printf(", \"backend_ipv6\": ");
+		kc_json_str(l.backends[1]);
+		printf(", \"backend_port\": %u, \"connections_open\": %u}",
+		       l.backend_port, l.conns);
+	} else {
+		if (!c->n)
+			printf("%-4s %-6s %-24s %-6s %-12s %s\n", "ID", "PORT",
+			       "ADDRESS", "CONNS", "BACKEND", "DOCROOT");
+		printf("%-4u %-6u %-24s %-6u %-12u %s\n", l.id, l.port,
+		       l.nr_addrs == 2 ? "(two)" : l.addrs[0], l.conns,
+		       l.backend_port, l.docroot);
+		if (l.nr_addrs == 2)
+			printf("     addresses %s %s\n", l.addrs[0], l.addrs[1]);
+	}
+	c->n++;
+	return MNL_CB_OK;
+}
+
+static int kc_listener_list(struct kc_nl *nl)
+{
+	struct kc_list_ctx c = { 0 };
+	struct nlmsghdr *nlh = kc_nl_request(nl, KWEB_CMD_LISTENER_GET, true);
+	int ret;
+
+	if (json)
+		printf("[");
+	ret = kc_nl_talk(nl, nlh, kc_listener_cb, &c, "listener list");
+	if (json)
+		printf("]\n");
+	return ret;
+}
+
+/* "address ADDR" or "backend ADDR": the attribute for its family. */
+static int kc_put_addr(struct nlmsghdr *nlh, const char *s, uint16_t type4,
+		       uint16_t type6, const char *what)
+{
+	unsigned char a[16];
+
+	if (inet_pton(AF_INET, s, a) == 1) {
+		mnl_attr_put(nlh, type4, 4, a);
+		return KC_OK;
+	}
+	if (inet_pton(AF_INET6, s, a) == 1) {
+		mnl_attr_put(nlh, type6, 16, a);
+		return KC_OK;
+	}
+	fprintf(stderr, "kwebctl: %s: \"%s\" is not an IPv4 or IPv6 address\n",
+		what, s);
+	return KC_USAGE;
+}
+
+static int kc_listener_add(struct kc_nl *nl, int argc, char **argv)
+{
+	struct nlmsghdr *nlh = kc_nl_request(nl, KWEB_CMD_LISTENER_ADD, false);
+	struct kc_list_ctx c = { 0 };
+	bool port = false, docroot = false;
+	unsigned long v;
+	int i, ret;
+
+	for (i = 0; i < argc; i += 2) {
+		const char *key = argv[i], *val = i + 1 < argc ? argv[i + 1] :
+						  NULL;
+
+		if (!val) {
+			fprintf(stderr, "kwebctl: listener add: %s needs a value\n",
+				key);
+			return KC_USAGE;
+		}
+		if (!strcmp(key, "port") || !strcmp(key, "backend-port")) {
+			ret = kc_parse_uint(val, UINT16_MAX, &v, key);
+			if (ret)
+				return ret;
+			mnl_attr_put_u16(nlh, key[0] == 'p' ?
+					 KWEB_A_LISTENER_PORT :
+					 KWEB_A_LISTENER_BACKEND_PORT, v);
+			port |= key[0] == 'p';
+		} else if (!strcmp(key, "docroot")) {
+			mnl_attr_put_strz(nlh, KWEB_A_LISTENER_DOCROOT, val);
+			docroot = true;
+		} else if (!strcmp(key, "address")) {
+			ret = kc_put_addr(nlh, val, KWEB_A_LISTENER_ADDR4,
+					  KWEB_A_LISTENER_ADDR6, key);
+			if (ret)
+				return ret;
+		} else if (!strcmp(key, "backend")) {
+			ret = kc_put_addr(nlh, val,
+					  KWEB_A_LISTENER_BACKEND_ADDR4,
+					  KWEB_A_LISTENER_BACKEND_ADDR6, key);
+			if (ret)
+				return ret;
+		} else {
+			fprintf(stderr, "kwebctl: listener add: unknown \"%s\"\n",
+				key);
+			return KC_USAGE;
+		}
+	}
+	if (!port || !docroot) {
+		fprintf(stderr, "kwebctl: listener add: port and docroot are required\n");
+		return KC_USAGE;
+	}
+	if (json)
+		printf("[");
+	ret = kc_nl_talk(nl, nlh, kc_listener_cb, &c, "listener add");
+	if (json)
+		printf("]\n");
+	return ret;
+}
+
+static int kc_cmd_listener(struct kc_nl *nl, int argc, char **argv)
+{
+	struct nlmsghdr *nlh;
+	unsigned long id;
+	int ret;
+
+	if (!argc || !strcmp(argv[0], "list") || !strcmp(argv[0], "show")) {
+		if (argc > 1)
+			return kc_usage(stderr, "listener");
+		return kc_listener_list(nl);
+	}
+	if (kc_is_help(argv[0]))
+		return kc_usage(stdout, "listener");
+	if (!strcmp(argv[0], "add"))
+		return kc_listener_add(nl, argc - 1, argv + 1);
+	if ((!strcmp(argv[0], "del") || !strcmp(argv[0], "delete")) &&
+	    argc == 2) {
+		ret = kc_parse_uint(argv[1], UINT32_MAX, &id, "listener id");
+		if (ret)
+			return ret;
+		nlh = kc_nl_request(nl, KWEB_CMD_LISTENER_DEL, false);
+		mnl_attr_put_u32(nlh, KWEB_A_LISTENER_ID, id);
+		return kc_nl_talk(nl, nlh, NULL, NULL, "listener del");
+	}
+	return kc_usage(stderr, "listener");
+}
+
+/* ---- config ---- */
+
+static int kc_config_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlattr *tb[KWEB_A_CONFIG_MAX + 1];
+	bool first = true;
+	size_t i;
+
+	(void)data;
+	kc_nl_parse(nlh, tb, KWEB_A_CONFIG_MAX);
+	if (json)
+		printf("{");
+	for (i = 0; i < ARRAY_SIZE(kc_config); i++) {
+		const struct kc_key *k = &kc_config[i];
+		const struct nlattr *a = tb[k->type];
+		char name[64];
+		size_t j;
+
+		if (!a)
+			continue;
+		snprintf(name, sizeof(name), "%s", k->name);
+		for (j = 0; json && name[j]; j++)
+			if (name[j] == '-')
+				name[j] = '_';
+		switch (k->kind) {
+		case KC_U8:
+			if (json)
+				printf("%s\"%s\": %s", first ? "" : ", ", name,
+				       mnl_attr_get_u8(a) ? "true" : "false");
+			else
+				printf("%s %s\n", name,
+				       mnl_attr_get_u8(a) ? "yes" : "no");
+			first = false;
+			break;
+		case KC_U16:
+			kc_put_u64(name, mnl_attr_get_u16(a), &first);
+			break;
+		case KC_U32:
+			kc_put_u64(name, mnl_attr_get_u32(a), &first);
+			break;
+		case KC_STR:
+			if (mnl_attr_validate(a, MNL_TYPE_NUL_STRING) < 0)
+				break;
+			if (json) {
+				printf("%s\"%s\": ", first ? "" : ", ", name);
+				kc_json_str(mnl_attr_get_str(a));
+			} else {
+				printf("%s %s\n", name, mnl_attr_get_str(a));
+			}
+			first = false;
+			break;
+		}
+	}
+	if (json)
+		printf("}\n");
+	return MNL_CB_OK;
+}
+
+static int kc_config_set(struct kc_nl *nl, int argc, char **argv)
+{
+	struct nlmsghdr *nlh = kc_nl_request(nl, KWEB_CMD_CONFIG_SET, false);
+	unsigned long v;
+	int i, ret;
+	size_t k;
+
+	if (!argc || argc % 2) {
+		fprintf(stderr, "kwebctl: config set: give KEY VALUE pairs\n");
+		return KC_USAGE;
+	}
+	for (i = 0; i < argc; i += 2) {
+		const struct kc_key *key = NULL;
+
+		for (k = 0; k < ARRAY_SIZE(kc_config); k++)
+			if (!strcmp(kc_config[k].name, argv[i]))
+				key = &kc_config[k];
+		if (!key || !key->settable) {
+			fprintf(stderr, "kwebctl: config set: %s \"%s\" (see kwebctl config --help)\n",
+				key ? "cannot change" : "unknown key", argv[i]);
+			return KC_USAGE;
+		}
+		switch (key->kind) {
+		case KC_U8:
+			if (!strcmp(argv[i + 1], "yes") ||
+			    !strcmp(argv[i + 1], "1")) {
+				v = 1;
+			} else if (!strcmp(argv[i + 1], "no") ||
+				   !strcmp(argv[i + 1], "0")) {
+				v = 0;
+			} else {
+				fprintf(stderr, "kwebctl: %s: yes or no\n",
+					key->name);
+				return KC_USAGE;
+			}
+			mnl_attr_put_u8(nlh, key->type, v);
+			break;
+		case KC_U16:
+			ret = kc_parse_uint(argv[i + 1], UINT16_MAX, &v,
+					    key->name);
+			if (ret)
+				return ret;
+			mnl_attr_put_u16(nlh, key->type, v);
+			break;
+		case KC_U32:
+			ret = kc_parse_uint(argv[i + 1], UINT32_MAX, &v,
+					    key->name);
+			if (ret)
+				return ret;
+			mnl_attr_put_u32(nlh, key->type, v);
+			break;
+		case KC_STR:
+			if (!mnl_attr_put_strz_check(nlh, MNL_SOCKET_BUFFER_SIZE,
+						     key->type, argv[i + 1])) {
+				fprintf(stderr, "kwebctl: %s: too long\n",
+					key->name);
+				return KC_USAGE;
+			}
+			break;
+		}
+	}
+	return kc_nl_talk(nl, nlh, NULL, NULL, "config set");
+}
+
+static int kc_cmd_config(struct kc_nl *nl, int argc, char **argv)
+{
+	struct nlmsghdr *nlh;
+
+	if (!argc || !strcmp(argv[0], "get") || !strcmp(argv[0], "show")) {
+		if (argc > 1)
+			return kc_usage(stderr, "config");
+		nlh = kc_nl_request(nl, KWEB_CMD_CONFIG_GET, false);
+		return kc_nl_talk(nl, nlh, kc_config_cb, NULL, "config get");
+	}
+	if (kc_is_help(argv[0]))
+		return kc_usage(stdout, "config");
+	if (!strcmp(argv[0], "set"))
+		return kc_config_set(nl, argc - 1, argv + 1);
+	return kc_usage(stderr, "config");
+}
+
+/* ---- cache ---- */
+
+static int kc_flush_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlattr *tb[KWEB_A_CACHE_MAX + 1];
+	uint32_t n = 0;
+
+	(void)data;
+	kc_nl_parse(nlh, tb, KWEB_A_CACHE_MAX);
+	if (tb[KWEB_A_CACHE_ENTRIES])
+		n = mnl_attr_get_u32(tb[KWEB_A_CACHE_ENTRIES]);
+	if (json)
+		printf("{\"entries\": %u}\n", n);
+	else
+		printf("flushed %u entr%s\n", n, n == 1 ? "y" : "ies");
+	return MNL_CB_OK;
+}
+
+static int kc_cmd_cache(struct kc_nl *nl, int argc, char **argv)
+{
+	struct nlmsghdr *nlh;
+
+	if (argc && kc_is_help(argv[0]))
+		return kc_usage(stdout, "cache");
+	if (!argc || strcmp(argv[0], "flush") || argc > 2)
+		return kc_usage(stderr, "cache");
+	nlh = kc_nl_request(nl, KWEB_CMD_CACHE_FLUSH, false);
+	if (argc == 2 &&
+	    !mnl_attr_put_strz_check(nlh, MNL_SOCKET_BUFFER_SIZE,
+				     KWEB_A_CACHE_PATH, argv[1])) {
+		fprintf(stderr, "kwebctl: cache flush: path too long\n");
+		return KC_USAGE;
+	}
+	return kc_nl_talk(nl, nlh, kc_flush_cb, NULL, "cache flush");
+}
+
+/* ---- status ---- */
+
+struct kc_status {
+	int listeners;
+	uint64_t conns, softirq, worker, handoffs;
+};
+
+static int kc_status_listener_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct kc_status *s = data;
+
+	(void)nlh;
+	s->listeners++;
+	return MNL_CB_OK;
+}
+
+static int kc_status_stats_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlattr *tb[KWEB_A_STATS_MAX + 1];
+	struct kc_status *s = data;
+	int i;
+
+#define KC_GET(a) (tb[a] ? mnl_attr_get_u64(tb[a]) : 0)
+	kc_nl_parse(nlh, tb, KWEB_A_STATS_MAX);
+	s->conns = KC_GET(KWEB_A_STATS_CONNECTIONS_OPEN);
+	s->softirq = KC_GET(KWEB_A_STATS_REQUESTS_SOFTIRQ);
+	s->worker = KC_GET(KWEB_A_STATS_REQUESTS_WORKER);
+	for (i = KWEB_A_STATS_HANDOFF_METHOD;
+	     i <= KWEB_A_STATS_HANDOFF_CONNECTION_LIMIT; i++)
+		s->handoffs += KC_GET(i);
+#undef KC_GET
+	return MNL_CB_OK;
+}
+
+static int kc_cmd_status(struct kc_nl *nl, int argc, char **argv)
+{
+	struct kc_status s = { 0 };
+	struct nlmsghdr *nlh;
+	int ret;
+
+	if (argc && kc_is_help(argv[0]))
+		return kc_usage(stdout, "status");
+	if (argc)
+		return kc_usage(stderr, "status");
+	nlh = kc_nl_request(nl, KWEB_CMD_LISTENER_GET, true);
+	ret = kc_nl_talk(nl, nlh, kc_status_listener_cb, &s, "status");
+	if (ret)
+		return ret;
+	nlh = kc_nl_request(nl, KWEB_CMD_STATS_GET, false);
+	ret = kc_nl_talk(nl, nlh, kc_status_stats_cb, &s, "status");
+	if (ret)
+		return ret;
+	if (json) {
+		printf("{\"loaded\": true, \"version\": %u, \"listeners\": %d, \"connections_open\": %" PRIu64 ", \"requests\": %" PRIu64 ", \"handoffs\": %" PRIu64 "}\n",
+		       nl->version, s.listeners, s.conns, s.softirq + s.worker,
+		       s.handoffs);
+		return KC_OK;
+	}
+	printf("kweb: loaded (netlink family version %u)\n", nl->version);
+	printf("listeners: %d\n", s.listeners);
+	printf("connections open: %" PRIu64 "\n", s.conns);
+	printf("requests answered: %" PRIu64 " (%" PRIu64 " in softirq)\n",
+	       s.softirq + s.worker, s.softirq);
+	printf("connections handed to the backend: %" PRIu64 "\n",
+	       s.handoffs);
+	return KC_OK;
+}
+
+static int kc_cmd_log_json(struct kc_nl *nl, int argc, char **argv)
+{
+	if (argc && kc_is_help(argv[0]))
+		return kc_usage(stdout, "log");
+	return kc_cmd_log(nl, argc, argv, json);
+}
+
+static const struct {
+	const char *name;
+	int (*fn)(struct kc_nl *nl, int argc, char **argv);
+} kc_objects[] = {
+	{ "status", kc_cmd_status },
+	{ "stats", kc_cmd_stats },
+	{ "listener", kc_cmd_listener },
+	{ "config", kc_cmd_config },
+	{ "cache", kc_cmd_cache },
+	{ "log", kc_cmd_log_json },
+};
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	size_t n_objects = ARRAY_SIZE(kc_objects);
+	struct kc_nl nl = { .attr_name = kc_attr_name };
+	size_t i, len, found = 0;
+	int c, ret, matches = 0;
+
+	/* Options before OBJECT only: "config set dynamic-prefixes -x" is data. */
+	while ((c = getopt_long(argc, argv, "+jh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			json = true;
+			break;
+		case 'h':
+			return kc_usage(stdout, "main");
+		default:
+			return kc_usage(stderr, "main");
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (!argc)
+		return kc_usage(stderr, "main");
+	/* --json also after the object, as "stats --json". */
+	for (c = 1; c < argc; c++)
+		if (!strcmp(argv[c], "--json") || !strcmp(argv[c], "-j")) {
+			json = true;
+			memmove(&argv[c], &argv[c + 1],
+				(argc - c - 1) * sizeof(*argv));
+			argc--;
+			break;
+		}
+	/* The object by name, or by an unambiguous prefix ("li"), as ip(8). */
+	len = strlen(argv[0]);
+	for (i = 0; i < n_objects; i++) {
+		if (!strcmp(argv[0], kc_objects[i].name)) {
+			found = i;
+			matches = 1;
+			break;
+		}
+		if (len && !strncmp(argv[0], kc_objects[i].name, len)) {
+			found = i;
+			matches++;
+		}
+	}
+	if (matches != 1) {
+		fprintf(stderr, "kwebctl: %s object \"%s\"\n",
+			matches ? "ambiguous" : "unknown", argv[0]);
+		return kc_usage(stderr, "main");
+	}
+	if (argc > 1 && kc_is_help(argv[1]))
+		return kc_usage(stdout, kc_objects[found].name);
+	ret = kc_nl_init(&nl);
+	if (!ret)
+		ret = kc_objects[found].fn(&nl, argc - 1, argv + 1);
+	kc_nl_close(&nl);
+	return ret;
+}
