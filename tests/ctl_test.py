@@ -855,16 +855,18 @@ def t_ynl_cli():
         note("SKIP: no tools/net/ynl/cli.py found (scripts/ynl-regen.sh "
              "fetches one)")
         return
+    # The CLI parses the whole spec at each start: under the debug
+    # kernel and TCG that alone takes minutes (--cli-timeout).
     base = [sys.executable, CFG.ynl_cli, "--spec", CFG.spec, "--no-schema",
             "--output-json"]
     p = subprocess.run(base + ["--dump", "listener-get"], capture_output=True,
-                       text=True, timeout=60)
+                       text=True, timeout=CFG.cli_timeout)
     check(p.returncode == 0, "cli.py --dump listener-get: %s" % p.stderr)
     ls = json.loads(p.stdout)
     check(len(ls) == 1 and ls[0]["port"] == CFG.port and
           ls[0]["docroot"] == CFG.docroot, "listener-get: %r" % ls)
     p = subprocess.run(base + ["--do", "stats-get"], capture_output=True,
-                       text=True, timeout=60)
+                       text=True, timeout=CFG.cli_timeout)
     check(p.returncode == 0, "cli.py --do stats-get: %s" % p.stderr)
     st = json.loads(p.stdout)
     check(st["requests-softirq"] + st["requests-worker"] > 0,
@@ -872,7 +874,8 @@ def t_ynl_cli():
     # Refused by the policy, with the extack in the CLI's error.
     p = subprocess.run(base + ["--do", "config-set", "--json",
                                '{"send-timeout": 0}'],
-                       capture_output=True, text=True, timeout=60)
+                       capture_output=True, text=True,
+                       timeout=CFG.cli_timeout)
     check(p.returncode != 0 and "out of range" in p.stdout + p.stderr,
           "config-set send-timeout 0: %d %r %r" % (p.returncode, p.stdout,
                                                    p.stderr[-300:]))
@@ -886,6 +889,8 @@ def main():
     ap.add_argument("--port2", type=int, default=8091,
                     help="free ports for more listeners (this and the next)")
     ap.add_argument("--docroot", required=True)
+    ap.add_argument("--cli-timeout", type=float, default=60,
+                    help="seconds for each run of the kernel's ynl CLI")
     ap.add_argument("--base", default="/run/kweb-it",
                     help="where a second docroot may be made")
     ap.add_argument("--kwebctl", default=os.path.join(REPO, "userctl",

@@ -338,8 +338,13 @@ ctl() {
   fi
   load_with "${ROUTES[@]}" || return
   cli=$(find_ynl_cli)
+  # Three runs of the ynl CLI, each parsing the spec: minutes on the
+  # debug kernel under TCG, hence their own timeout and more time here.
+  local cli_timeout=60
+  ((LIGHT)) && cli_timeout=240
+  local HTTP_TIMEOUT=$((HTTP_TIMEOUT + 3 * cli_timeout))
   client_tests "$CTL_TEST" ctl 127.0.0.1 --kwebctl "$KWEBCTL" \
-    --base "$BASE" ${cli:+--ynl-cli "$cli"}
+    --base "$BASE" --cli-timeout "$cli_timeout" ${cli:+--ynl-cli "$cli"}
   unload
 }
 
