@@ -13,6 +13,7 @@
 #include <string.h>
 #include <linux/kweb.h>
 
+#include "json.h"
 #include "log.h"
 #include "nl.h"
 
@@ -113,23 +114,6 @@ static const char *kc_attr_name(uint8_t cmd, uint16_t type)
 		return type == KWEB_A_STATS_LISTENER_ID ? "listener" : NULL;
 	}
 	return NULL;
-}
-
-/* JSON string output: the docroot and rule lists are arbitrary bytes. */
-static void kc_json_str(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char c = *s;
-
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20)
-			printf("\\u%04x", c);
-		else
-			putchar(c);
-	}
-	putchar('"');
 }
 
 /* A u64 name/value pair, as "name value" or a JSON member. */

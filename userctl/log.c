@@ -21,6 +21,7 @@
 #include <linux/genetlink.h>
 #include <linux/kweb.h>
 
+#include "json.h"
 #include "log.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -59,22 +60,6 @@ static void kc_clf_str(const char *s)
 		else
 			putchar(c);
 	}
-}
-
-static void kc_json_str(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char c = *s;
-
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
-			printf("\\u%04x", c);
-		else
-			putchar(c);
-	}
-	putchar('"');
 }
 
 static const char *kc_str(const struct nlattr *a)
