@@ -420,23 +420,37 @@ load_errors() {
   wait "$BUSY_PID" 2>/dev/null
 }
 
+# KWEB_ONLY="netfuzz ctl" (a developer's loop): only the suites named,
+# from http fastpath handoff netfuzz unload limits hardening ctl.
+ONLY=${KWEB_ONLY:-}
+want() { [[ -z $ONLY || " $ONLY " == *" $1 "* ]]; }
+
 main() {
   setup
   if make_docroot && nginx_up && load; then
-    client_tests "$HTTP_TEST" ipv4 127.0.0.1
-    ((LIGHT)) || client_tests "$HTTP_TEST" ipv6 ::1
-    if [[ -r $FASTPATH_TEST ]]; then
+    if want http; then
+      client_tests "$HTTP_TEST" ipv4 127.0.0.1
+      ((LIGHT)) || client_tests "$HTTP_TEST" ipv6 ::1
+    fi
+    if want fastpath && [[ -r $FASTPATH_TEST ]]; then
       client_tests "$FASTPATH_TEST" fastpath 127.0.0.1 --wrk "$WRK_SECONDS" \
         --churn "$CHURN_CONNS"
     fi
-    client_tests "$HANDOFF_TEST" handoff-ipv4 127.0.0.1 \
-      --client-addr 127.0.0.2 --wrk "$WRK_SECONDS"
-    ((LIGHT)) || client_tests "$HANDOFF_TEST" handoff-ipv6 ::1 --client-addr ::1
-    netfuzz
-    unload_with_handoffs
-    limits
-    hardening
-    ctl
+    if want handoff; then
+      client_tests "$HANDOFF_TEST" handoff-ipv4 127.0.0.1 \
+        --client-addr 127.0.0.2 --wrk "$WRK_SECONDS"
+      ((LIGHT)) ||
+        client_tests "$HANDOFF_TEST" handoff-ipv6 ::1 --client-addr ::1
+    fi
+    want netfuzz && netfuzz
+    if want unload; then
+      unload_with_handoffs
+    else
+      unload # the later suites load kweb their own way
+    fi
+    want limits && limits
+    want hardening && hardening
+    want ctl && ctl
   elif module_loaded kweb && (($(oops_count) == 0)); then
     rmmod_kweb || true
   fi
