@@ -40,6 +40,7 @@ Standard library only (Python 3.9+).
 
 import argparse
 import collections
+import faulthandler
 import os
 import random
 import re
@@ -784,8 +785,20 @@ def main():
                for _ in range(CFG.threads)]
     for t in threads:
         t.start()
+    # A run that outlives its time limit shows where every thread is.
+    if t_end:
+        faulthandler.dump_traceback_later(CFG.time_limit + 30, file=sys.stdout)
+    last = t0
     for t in threads:
-        t.join()
+        while t.is_alive():
+            t.join(5)
+            if time.monotonic() - last >= 60:
+                last = time.monotonic()
+                with stats.lock:
+                    print("# progress: %d sent, %d answered after %.0f s" % (
+                        stats.sent, stats.answered, last - t0))
+                sys.stdout.flush()
+    faulthandler.cancel_dump_traceback_later()
     elapsed = time.monotonic() - t0
     limited = bool(t_end) and stats.next < CFG.count
 
