@@ -59,6 +59,7 @@ import traceback
 from email.utils import formatdate
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from taplib import slowest  # noqa: E402
 from httplib_raw import (Connection, NoResponse, ProtocolError,  # noqa: E402
                          Timeout, format_host, show)
 
@@ -587,9 +588,12 @@ def main():
         CFG.host, CFG.port, CFG.client_addr or "any", CFG.backend_port, CFG.docroot,
         "" if CFG.counters else ", counters not checked"))
     passed = failed = 0
+    times = []
     for n, (name, fn, args, factor) in enumerate(selected, 1):
         ctx = Ctx(CFG.timeout * factor)
+        t0 = time.monotonic()
         run_one(fn, args, ctx)
+        times.append((name, time.monotonic() - t0))
         if ctx.errors:
             failed += 1
             print("not ok %d - %s" % (n, name))
@@ -601,6 +605,7 @@ def main():
             passed += 1
             print("ok %d - %s" % (n, name))
         sys.stdout.flush()
+    print(slowest(times))
     print("# %d passed, %d failed" % (passed, failed))
     return 1 if failed else 0
 

@@ -16,7 +16,6 @@ import json
 import os
 import random
 import shutil
-import stat
 import sys
 
 # Every regular file gets a fixed mtime, each a different one, so a server

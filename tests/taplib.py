@@ -10,10 +10,12 @@ tests in order, one after another (limits_test.py, hardening_test.py).
     sys.exit(TESTS.run())
 
 Output: `ok N - name` or `not ok N - name` with `# ` diagnostics, then
-`# N passed, N failed`; run() returns the exit status, 0 iff none failed.
+`# slowest: ...` and `# N passed, N failed`; run() returns the exit
+status, 0 iff none failed.
 """
 
 import sys
+import time
 import traceback
 
 
@@ -30,6 +32,13 @@ def note(msg):
     print("# " + msg)
 
 
+def slowest(times, n=5):
+    """A `# slowest:` line naming the n longest of (name, seconds): where a
+    slow guest's time goes, without a timing line per test."""
+    top = sorted(times, key=lambda t: -t[1])[:n]
+    return "# slowest: " + "; ".join("%.1f s %s" % (s, name) for name, s in top)
+
+
 class Suite:
     def __init__(self):
         self.tests = []
@@ -42,7 +51,9 @@ class Suite:
 
     def run(self):
         passed = failed = 0
+        times = []
         for i, (name, fn) in enumerate(self.tests, 1):
+            t0 = time.monotonic()
             try:
                 fn()
                 print("ok %d - %s" % (i, name))
@@ -54,6 +65,8 @@ class Suite:
                 for line in detail.rstrip().splitlines():
                     print("# " + line)
                 failed += 1
+            times.append((name, time.monotonic() - t0))
             sys.stdout.flush()
+        print(slowest(times))
         print("# %d passed, %d failed" % (passed, failed))
         return 1 if failed else 0

@@ -55,6 +55,10 @@ HTTP_TIMEOUT=${KWEB_HTTP_TIMEOUT:-300}
 # KWEB_LIGHT=1 (the debug kernel, several times slower under TCG): the HTTP
 # and handoff suites over IPv4 only; the stock kernels run both families.
 LIGHT=${KWEB_LIGHT:-0}
+# Seconds per test for http_test.py and handoff_test.py (heavy tests get a
+# multiple): a deadline only a failing test waits out, so the slow debug
+# kernel gets three times the stock kernels' 10 s.
+CLIENT_TIMEOUT=${KWEB_CLIENT_TIMEOUT:-$( ((LIGHT)) && echo 30 || echo 10)}
 # Connections per httperf process in the fast-path churn test (two run).
 CHURN_CONNS=${KWEB_CHURN_CONNS:-$( ((LIGHT)) && echo 300 || echo 4000)}
 # Mutated requests per netfuzz run; a slow guest stops sending after
@@ -430,8 +434,9 @@ main() {
   setup
   if make_docroot && nginx_up && load; then
     if want http; then
-      client_tests "$HTTP_TEST" ipv4 127.0.0.1
-      ((LIGHT)) || client_tests "$HTTP_TEST" ipv6 ::1
+      client_tests "$HTTP_TEST" ipv4 127.0.0.1 --timeout "$CLIENT_TIMEOUT"
+      ((LIGHT)) ||
+        client_tests "$HTTP_TEST" ipv6 ::1 --timeout "$CLIENT_TIMEOUT"
     fi
     if want fastpath && [[ -r $FASTPATH_TEST ]]; then
       client_tests "$FASTPATH_TEST" fastpath 127.0.0.1 --wrk "$WRK_SECONDS" \
@@ -439,9 +444,10 @@ main() {
     fi
     if want handoff; then
       client_tests "$HANDOFF_TEST" handoff-ipv4 127.0.0.1 \
-        --client-addr 127.0.0.2 --wrk "$WRK_SECONDS"
+        --client-addr 127.0.0.2 --wrk "$WRK_SECONDS" --timeout "$CLIENT_TIMEOUT"
       ((LIGHT)) ||
-        client_tests "$HANDOFF_TEST" handoff-ipv6 ::1 --client-addr ::1
+        client_tests "$HANDOFF_TEST" handoff-ipv6 ::1 --client-addr ::1 \
+          --timeout "$CLIENT_TIMEOUT"
     fi
     want netfuzz && netfuzz
     if want unload; then
