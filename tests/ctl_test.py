@@ -857,8 +857,8 @@ def t_listener_creds():
 @TESTS.test("the kernel's ynl CLI drives the family from uapi/kweb.yaml")
 def t_ynl_cli():
     if not CFG.ynl_cli:
-        note("SKIP: no tools/net/ynl/cli.py found (scripts/ynl-regen.sh "
-             "fetches one)")
+        note("SKIP: no --ynl-cli (integration.sh gives the one "
+             "scripts/ynl-regen.sh fetches, except on the debug kernel)")
         return
     # The CLI parses the whole spec at each start: under the debug
     # kernel and TCG that alone takes minutes (--cli-timeout).
