@@ -3,7 +3,8 @@
 # with that command's status.
 #
 #   vm.sh [--name TAG] [--memory 2G] [--cpus 2] [--kvm] [--timeout SEC]
-#         [--net-forward HOSTPORT:GUESTPORT] KERNEL_IMAGE -- COMMAND [ARG...]
+#         [--net-forward HOSTPORT:GUESTPORT] [--append KERNEL_ARGS]
+#         KERNEL_IMAGE -- COMMAND [ARG...]
 #
 # The guest is emulated (QEMU TCG) unless --kvm is given, which uses KVM
 # instead (it needs a writable /dev/kvm).
@@ -41,10 +42,12 @@ cpus=2
 kvm=0
 timeout_s=900
 forward=
+append=
 
 usage() {
   echo "usage: $0 [--name TAG] [--memory SIZE] [--cpus N] [--kvm]" \
-    "[--timeout SEC] [--net-forward HOSTPORT:GUESTPORT] KERNEL_IMAGE --" \
+    "[--timeout SEC] [--net-forward HOSTPORT:GUESTPORT] [--append ARGS]" \
+    "KERNEL_IMAGE --" \
     "COMMAND..." >&2
   exit 2
 }
@@ -58,6 +61,7 @@ while (($#)); do
     --cpus) cpus=${2:?}; shift 2 ;;
     --kvm) kvm=1; shift ;;
     --timeout) timeout_s=${2:?}; shift 2 ;;
+    --append) append=${2:?}; shift 2 ;;
     --net-forward) forward=${2:?}; shift 2 ;;
     -h|--help) usage ;;
     --) usage ;;
@@ -162,6 +166,7 @@ wrapper=$(write_wrapper "$@")
 vng_args=(--run "$image" --cpus "$cpus" --memory "$memory" --rw
   --verbose --name "kweb-$name" --exec "$wrapper")
 ((kvm)) || vng_args+=(--disable-kvm)
+[[ -z $append ]] || vng_args+=(--append "$append")
 if [[ -n $forward ]]; then
   # Only the host's loopback is forwarded: nothing outside reaches the guest.
   vng_args+=("--qemu-opts=-netdev user,id=n0,hostfwd=tcp:127.0.0.1:${forward%%:*}-:${forward##*:} -device virtio-net-pci,netdev=n0")
