@@ -27,8 +27,6 @@ readonly LOG=$KWEB_RESULTS/check.log
 # Guests: bounded, but generous for TCG (a debug boot alone takes ~70 s).
 readonly GUEST_TIMEOUT=${KWEB_GUEST_TIMEOUT:-900}
 readonly DEBUG_GUEST_TIMEOUT=${KWEB_DEBUG_GUEST_TIMEOUT:-3000}
-# vng's root mount options, plus cache=loose (the last rootflags= wins).
-readonly DEBUG_ROOTFLAGS="rootflags=version=9p2000.L,trans=virtio,access=any,msize=524288,cache=loose"
 
 quick=0
 case ${1:-} in
@@ -237,14 +235,20 @@ step_lint() {
   fi
 }
 
-# guest TAG IMAGE TIMEOUT -- GUEST-CMD...: one boot; its test lines count
-# under TAG, plus a line of our own for the guest finishing at all.
+# guest TAG IMAGE TIMEOUT [VM.SH-OPTION...] -- GUEST-CMD...: one boot; its
+# test lines count under TAG, plus a line of our own for the guest
+# finishing at all.
 guest() {
-  local tag=$1 image=$2 tmo=$3 rundir=$KWEB_RESULTS/$1
-  shift 4
+  local tag=$1 image=$2 tmo=$3 rundir=$KWEB_RESULTS/$1 vmopts=()
+  shift 3
+  while (($#)) && [[ $1 != -- ]]; do
+    vmopts+=("$1")
+    shift
+  done
+  shift
   header "guest $tag: booting $(basename "$image") (timeout ${tmo}s)"
   run_step "$tag" "$REPO/scripts/vm.sh" --name "$tag" --memory 2G \
-    --timeout "$tmo" ${GUEST_APPEND:+--append "$GUEST_APPEND"} "$image" -- "$@"
+    --timeout "$tmo" "${vmopts[@]}" "$image" -- "$@"
   local seen=$((${PASS[$tag]:-0} + ${FAIL[$tag]:-0}))
   case $STEP_RC in
     124) not_ok "$tag" "$tag: guest finished within ${tmo}s" ;;
@@ -334,8 +338,9 @@ main() {
       # start took tens of seconds. With cache=loose udev settles, and boot
       # reaches the tests in 300 s instead of 440-680; nothing on the host
       # changes those files while the guest runs.
-      GUEST_APPEND=$DEBUG_ROOTFLAGS KWEB_HTTP_TIMEOUT=${KWEB_HTTP_TIMEOUT:-420} \
-        timed guest-debug guest debug "$DEBUG_IMAGE" "$DEBUG_GUEST_TIMEOUT" -- \
+      KWEB_HTTP_TIMEOUT=${KWEB_HTTP_TIMEOUT:-420} \
+        timed guest-debug guest debug "$DEBUG_IMAGE" "$DEBUG_GUEST_TIMEOUT" \
+        --root-cache loose -- \
         "$REPO/tests/guest/debug.sh" "$dko" "$dtko" "$KWEB_RESULTS/debug" debug
     else
       not_run debug "KUnit and integration tests" "no debug kernel or module"

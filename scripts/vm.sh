@@ -3,8 +3,13 @@
 # with that command's status.
 #
 #   vm.sh [--name TAG] [--memory 2G] [--cpus 2] [--kvm] [--timeout SEC]
-#         [--net-forward HOSTPORT:GUESTPORT] [--append KERNEL_ARGS]
+#         [--net-forward HOSTPORT:GUESTPORT] [--root-cache MODE]
 #         KERNEL_IMAGE -- COMMAND [ARG...]
+#
+# --root-cache MODE mounts the host's filesystem (the guest's 9p root) with
+# cache=MODE instead of vng's cache=none: with loose, a slow guest (the
+# debug kernel) stops paying a round trip to the host for every file access.
+# Only for guests that do not need to see the host change files under them.
 #
 # The guest is emulated (QEMU TCG) unless --kvm is given, which uses KVM
 # instead (it needs a writable /dev/kvm).
@@ -42,11 +47,11 @@ cpus=2
 kvm=0
 timeout_s=900
 forward=
-append=
+root_cache=
 
 usage() {
   echo "usage: $0 [--name TAG] [--memory SIZE] [--cpus N] [--kvm]" \
-    "[--timeout SEC] [--net-forward HOSTPORT:GUESTPORT] [--append ARGS]" \
+    "[--timeout SEC] [--net-forward HOSTPORT:GUESTPORT] [--root-cache MODE]" \
     "KERNEL_IMAGE --" \
     "COMMAND..." >&2
   exit 2
@@ -61,7 +66,7 @@ while (($#)); do
     --cpus) cpus=${2:?}; shift 2 ;;
     --kvm) kvm=1; shift ;;
     --timeout) timeout_s=${2:?}; shift 2 ;;
-    --append) append=${2:?}; shift 2 ;;
+    --root-cache) root_cache=${2:?}; shift 2 ;;
     --net-forward) forward=${2:?}; shift 2 ;;
     -h|--help) usage ;;
     --) usage ;;
@@ -166,7 +171,10 @@ wrapper=$(write_wrapper "$@")
 vng_args=(--run "$image" --cpus "$cpus" --memory "$memory" --rw
   --verbose --name "kweb-$name" --exec "$wrapper")
 ((kvm)) || vng_args+=(--disable-kvm)
-[[ -z $append ]] || vng_args+=(--append "$append")
+# vng's own root mount options plus the cache mode: the last rootflags=
+# on the kernel command line wins, and vng puts ours after its own.
+[[ -z $root_cache ]] ||
+  vng_args+=(--append "rootflags=version=9p2000.L,trans=virtio,access=any,msize=524288,cache=$root_cache")
 if [[ -n $forward ]]; then
   # Only the host's loopback is forwarded: nothing outside reaches the guest.
   vng_args+=("--qemu-opts=-netdev user,id=n0,hostfwd=tcp:127.0.0.1:${forward%%:*}-:${forward##*:} -device virtio-net-pci,netdev=n0")
