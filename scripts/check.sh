@@ -24,9 +24,10 @@ export KWEB_CACHE=${KWEB_CACHE:-$HOME/.cache/kweb}
 STAMP=$(date +%Y%m%d-%H%M%S)
 export KWEB_RESULTS=${KWEB_RESULTS:-$KWEB_CACHE/results/$STAMP}
 readonly LOG=$KWEB_RESULTS/check.log
-# Guests: bounded, but generous for TCG (a debug boot alone takes ~70 s).
+# Guests: bounded, but generous for TCG. The debug guest's boot takes
+# 100-300 s and its network fuzz up to 25 min (tests/guest/debug.sh).
 readonly GUEST_TIMEOUT=${KWEB_GUEST_TIMEOUT:-900}
-readonly DEBUG_GUEST_TIMEOUT=${KWEB_DEBUG_GUEST_TIMEOUT:-3000}
+readonly DEBUG_GUEST_TIMEOUT=${KWEB_DEBUG_GUEST_TIMEOUT:-3600}
 
 quick=0
 case ${1:-} in
