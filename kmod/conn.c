@@ -542,7 +542,14 @@ void kweb_conns_stop(struct kweb_server *srv)
 
 int kweb_conn_init(void)
 {
-	kweb_wq = alloc_workqueue(KWEB_NAME, 0, 0);
+	/*
+	 * Unbound: the accept, the first request that beat it and the close
+	 * then run on whichever CPU is idle, beside the softirq that queued
+	 * them, rather than waiting behind it. With per-CPU work one client
+	 * opening a connection per request kept a vCPU idle and the other
+	 * one busy (measured: 1.5 times the connections per second unbound).
+	 */
+	kweb_wq = alloc_workqueue(KWEB_NAME, WQ_UNBOUND, 0);
 	return kweb_wq ? 0 : -ENOMEM;
 }
 
