@@ -90,7 +90,9 @@ static int kweb_file_open_as(struct kweb_server *srv, char *path,
 		return err;
 
 	if (S_ISDIR(st.mode)) {
-		err = path[len - 1] == '/' ? -EACCES : -EISDIR;
+		/* nginx opens it to learn it is one: no 301 unless readable. */
+		err = path[len - 1] == '/' ? -EACCES :
+		      kweb_may_open_read(&p) ?: -EISDIR;
 		goto out;
 	}
 	if (!S_ISREG(st.mode)) {
