@@ -9,6 +9,8 @@
 
 #include <linux/bvec.h>
 #include <linux/err.h>
+#include <linux/fs.h>
+#include <linux/mount.h>
 #include <linux/pagemap.h>
 #include <linux/uio.h>
 #include <net/net_namespace.h>
@@ -46,6 +48,22 @@ static inline struct folio *kweb_filemap_get_folio(struct address_space *m,
 	struct folio *folio = filemap_get_folio(m, index);
 
 	return IS_ERR_OR_NULL(folio) ? NULL : folio;
+}
+
+/*
+ * open(2)'s permission check for reading, with the mount's idmapping:
+ * inode_permission() takes a struct mnt_idmap since 6.3, a struct
+ * user_namespace before (Kbuild looks in <linux/mount.h>).
+ */
+static inline int kweb_may_open_read(const struct path *p)
+{
+#ifdef KWEB_HAVE_MNT_IDMAP
+	return inode_permission(mnt_idmap(p->mnt), d_inode(p->dentry),
+				MAY_OPEN | MAY_READ);
+#else
+	return inode_permission(mnt_user_ns(p->mnt), d_inode(p->dentry),
+				MAY_OPEN | MAY_READ);
+#endif
 }
 
 /*

@@ -8,8 +8,10 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cred.h>
 #include <linux/moduleparam.h>
 #include <linux/slab.h>
+#include <linux/uidgid.h>
 #include <uapi/linux/kweb.h>
 
 #include "kweb.h"
@@ -92,6 +94,20 @@ static bool backend_missing;
 module_param(backend_missing, bool, 0644);
 MODULE_PARM_DESC(backend_missing,
 		 "send requests for missing files to the backend (default N; writable)");
+
+/*
+ * Numeric ids, in the user namespace of each listener's creator: the
+ * kernel has no passwd database (kwebctl resolves names). 65534 is
+ * nobody and nogroup on Debian.
+ */
+static uint user = 65534;
+module_param(user, uint, 0444);
+MODULE_PARM_DESC(user,
+		 "uid files are looked up and opened as, without capabilities (default 65534, nobody)");
+static uint group = 65534;
+module_param(group, uint, 0444);
+MODULE_PARM_DESC(group,
+		 "gid files are looked up and opened as, without supplementary groups (default 65534, nogroup)");
 
 /* Set at load; afterwards the strings are those of kweb_rules(). */
 static char *dynamic_prefixes = "";
@@ -232,6 +248,8 @@ void kweb_config_get(struct kweb_config *cfg)
 	cfg->cache_max_file = READ_ONCE(cache_max_file);
 	cfg->backend_port = kweb_backend_port();
 	cfg->backend_missing = kweb_backend_missing();
+	cfg->user = READ_ONCE(user);
+	cfg->group = READ_ONCE(group);
 }
 
 void kweb_config_set(const struct kweb_config *cfg)
@@ -250,6 +268,9 @@ void kweb_config_set(const struct kweb_config *cfg)
 	WRITE_ONCE(cache_max_file, cfg->cache_max_file);
 	WRITE_ONCE(backend_port, cfg->backend_port);
 	WRITE_ONCE(backend_missing, cfg->backend_missing);
+	/* The servers' creds are the caller's business (config-set). */
+	WRITE_ONCE(user, cfg->user);
+	WRITE_ONCE(group, cfg->group);
 
 	/*
 	 * Each server's copy. max_header_size sizes the buffers of open
@@ -295,6 +316,13 @@ static int kweb_config_check(void)
 	    l->keepalive_timeout > KWEB_TIMEOUT_MAX ||
 	    l->send_timeout > KWEB_TIMEOUT_MAX) {
 		pr_err("timeouts must be 1..%u seconds\n", KWEB_TIMEOUT_MAX);
+		return -EINVAL;
+	}
+	/* The load's own listener would say so too, but only with docroot=. */
+	if (!uid_valid(make_kuid(current_user_ns(), user)) ||
+	    !gid_valid(make_kgid(current_user_ns(), group))) {
+		pr_err("user=%u group=%u: not ids of this user namespace\n",
+		       user, group);
 		return -EINVAL;
 	}
 	if (strlen(mime_types) > KWEB_MIME_TYPES_MAX_LEN) {

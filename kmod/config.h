@@ -30,6 +30,7 @@ struct kweb_config {
 	unsigned int cache_max_file;	/* KiB */
 	u16 backend_port;
 	bool backend_missing;
+	u32 user, group;		/* ids files are opened as (identity.c) */
 };
 
 /* The routes to the backend, replaced as a whole under RCU. */

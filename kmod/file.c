@@ -90,14 +90,23 @@ static int kweb_file_open_as(struct kweb_server *srv, char *path,
 		return err;
 
 	if (S_ISDIR(st.mode)) {
-		err = path[len - 1] == '/' ? -EACCES : -EISDIR;
+		/* nginx opens it to learn it is one: no 301 unless readable. */
+		err = path[len - 1] == '/' ? -EACCES :
+		      kweb_may_open_read(&p) ?: -EISDIR;
 		goto out;
 	}
-	if (!S_ISREG(st.mode) || !(st.mode & 0004)) {
+	if (!S_ISREG(st.mode)) {
 		err = -EACCES;
 		goto out;
 	}
-	filp = dentry_open(&p, O_RDONLY | O_LARGEFILE, srv->cred);
+	/*
+	 * dentry_open() checks no permission: open(2)'s, as the identity
+	 * (kweb_file_open()) -- what it may read is served, as with nginx.
+	 */
+	err = kweb_may_open_read(&p);
+	if (err)
+		goto out;
+	filp = dentry_open(&p, O_RDONLY | O_LARGEFILE, current_cred());
 	if (IS_ERR(filp)) {
 		err = PTR_ERR(filp);
 		goto out;
@@ -114,16 +123,18 @@ out:
 	return err;
 }
 
-/* With the rights of srv's creator (see kweb_server_create()). */
+/* As srv's identity: its user and group, no capabilities (identity.c). */
 int kweb_file_open(struct kweb_server *srv, char *path, size_t len,
 		   struct kweb_file *f)
 {
-	const struct cred *old;
+	const struct cred *cred, *old;
 	int err;
 
-	old = override_creds(srv->cred);
+	cred = kweb_ident_get(&srv->ident);
+	old = override_creds(cred);
 	err = kweb_file_open_as(srv, path, len, f);
 	revert_creds(old);
+	put_cred(cred);
 	return err;
 }
 

@@ -119,6 +119,17 @@ struct kweb_server_args {
 };
 
 /*
+ * identity.c: who a server opens files as; see there. cred is read under
+ * RCU, replaced under kweb_ctl_mutex.
+ */
+struct kweb_ident {
+	const struct cred *base;	/* the creator's, stripped: copied from */
+	const struct cred __rcu *cred;	/* user/group's: files are opened so */
+	const struct cred *next;	/* config-set: prepared, not yet in force */
+	bool may_setuid, may_setgid;	/* the creator's, in its user namespace */
+};
+
+/*
  * A port served from one docroot: a listener of the netlink API. Servers
  * are in kweb_servers, created and destroyed under kweb_ctl_mutex.
  */
@@ -126,7 +137,7 @@ struct kweb_server {
 	u32 id;
 	struct list_head node;		/* in kweb_servers */
 	struct path docroot;
-	const struct cred *cred;	/* files are opened with its creator's */
+	struct kweb_ident ident;	/* files are opened with its cred */
 	u16 port;
 	bool any;			/* as in struct kweb_server_args */
 	bool has_addr4, has_addr6;
@@ -237,6 +248,10 @@ struct kweb_server *kweb_server_create(struct net *net,
 void kweb_server_destroy(struct kweb_server *srv);
 struct kweb_server *kweb_server_find(const struct net *net, u32 id);
 bool kweb_backend_port_clashes(u16 v);
+int kweb_servers_ident_prepare(u32 user, u32 group,
+			       struct netlink_ext_ack *extack);
+void kweb_servers_ident_commit(void);
+void kweb_servers_ident_abort(void);
 u16 kweb_server_backend_port(const struct kweb_server *srv);
 int kweb_servers_init(void);
 void kweb_servers_exit(void);
@@ -283,6 +298,21 @@ bool kweb_request_cached(struct kweb_conn *conn, struct kweb_request *req);
 void kweb_response_error(struct kweb_conn *conn, u16 status, bool head,
 			 bool keep_alive);
 void kweb_response_release(struct kweb_response *resp);
+
+/*
+ * identity.c: at creation (current is the creator), _init(); afterwards,
+ * under kweb_ctl_mutex, a cred for other ids from _prepare() (an ERR_PTR,
+ * the reason in extack or, without one, dmesg) goes in force with
+ * _replace(). _get() takes a reference on the
+ * cred in force, in process context.
+ */
+int kweb_ident_init(struct kweb_ident *id, u32 user, u32 group,
+		    struct netlink_ext_ack *extack);
+const struct cred *kweb_ident_prepare(const struct kweb_ident *id, u32 user,
+				      u32 group, struct netlink_ext_ack *extack);
+void kweb_ident_replace(struct kweb_ident *id, const struct cred *cred);
+const struct cred *kweb_ident_get(struct kweb_ident *id);
+void kweb_ident_exit(struct kweb_ident *id);
 
 /* file.c */
 int kweb_file_open(struct kweb_server *srv, char *path, size_t len,

@@ -194,6 +194,8 @@ int kweb_nl_config_get_doit(struct sk_buff *skb, struct genl_info *info)
 			   rules->extensions) ||
 	    nla_put_string(msg, KWEB_A_CONFIG_MIME_TYPES,
 			   kweb_mime_map_text()) ||
+	    nla_put_u32(msg, KWEB_A_CONFIG_USER, cfg.user) ||
+	    nla_put_u32(msg, KWEB_A_CONFIG_GROUP, cfg.group) ||
 	    (id && nla_put_u32(msg, KWEB_A_CONFIG_LISTENER_ID,
 			       nla_get_u32(id))))
 		goto fail;
@@ -255,6 +257,8 @@ int kweb_nl_config_set_doit(struct sk_buff *skb, struct genl_info *info)
 	const struct nlattr *ext = info->attrs[KWEB_A_CONFIG_DYNAMIC_EXTENSIONS];
 	const struct nlattr *port = info->attrs[KWEB_A_CONFIG_BACKEND_PORT];
 	const struct nlattr *mime = info->attrs[KWEB_A_CONFIG_MIME_TYPES];
+	const struct nlattr *user = info->attrs[KWEB_A_CONFIG_USER];
+	const struct nlattr *group = info->attrs[KWEB_A_CONFIG_GROUP];
 	struct kweb_mime_map *map = NULL;
 	const struct nlattr *missing;
 	struct kweb_rules *rules = NULL;
@@ -284,6 +288,8 @@ int kweb_nl_config_set_doit(struct sk_buff *skb, struct genl_info *info)
 	kweb_nl_get_u32(info, KWEB_A_CONFIG_CACHE_SIZE, &cfg.cache_size);
 	kweb_nl_get_u32(info, KWEB_A_CONFIG_CACHE_MAX_FILE,
 			&cfg.cache_max_file);
+	kweb_nl_get_u32(info, KWEB_A_CONFIG_USER, &cfg.user);
+	kweb_nl_get_u32(info, KWEB_A_CONFIG_GROUP, &cfg.group);
 	missing = info->attrs[KWEB_A_CONFIG_BACKEND_MISSING];
 	if (missing)
 		cfg.backend_missing = nla_get_u8(missing);
@@ -297,11 +303,21 @@ int kweb_nl_config_set_doit(struct sk_buff *skb, struct genl_info *info)
 			goto out;
 		}
 	}
+	/* Every listener's cred for the new ids, or none. */
+	if (user || group) {
+		err = kweb_servers_ident_prepare(cfg.user, cfg.group,
+						 info->extack);
+		if (err) {
+			NL_SET_BAD_ATTR(info->extack, user ?: group);
+			goto out;
+		}
+	}
 	if (mime) {
 		map = kweb_mime_map_parse(nla_data(mime));
 		if (IS_ERR(map)) {
 			err = PTR_ERR(map);
 			kweb_nl_mime_error(info->extack, mime, err);
+			kweb_servers_ident_abort();
 			goto out;
 		}
 	}
@@ -312,12 +328,15 @@ int kweb_nl_config_set_doit(struct sk_buff *skb, struct genl_info *info)
 		if (IS_ERR(rules)) {
 			/* Each list passed alone: only memory is left. */
 			kweb_mime_map_free(map);
+			kweb_servers_ident_abort();
 			err = PTR_ERR(rules);
 			goto out;
 		}
 	}
 	/* Nothing fails from here: all of the request or none of it. */
 	kweb_config_set(&cfg);
+	if (user || group)
+		kweb_servers_ident_commit();
 	if (rules)
 		kweb_rules_replace(rules);
 	if (map) {

@@ -137,7 +137,7 @@ static void kweb_server_free(struct kweb_server *srv)
 	kweb_log_server_exit(srv);
 	kweb_cache_flush(&srv->cache);
 	path_put(&srv->docroot);
-	put_cred(srv->cred);
+	kweb_ident_exit(&srv->ident);
 	/* Only connections and kweb_ctl_mutex holders count: none is left. */
 	kweb_server_retire_stats(srv);
 	free_percpu(srv->stats);
@@ -203,15 +203,20 @@ struct kweb_server *kweb_server_create(struct net *net,
 	INIT_LIST_HEAD(&srv->conns);
 	INIT_LIST_HEAD(&srv->closing);
 	init_waitqueue_head(&srv->conns_wq);
-	err = kweb_log_server_init(srv);
+	/*
+	 * Files are looked up and opened as the user and group settings,
+	 * never with the worker's (full root) nor more than the creator's
+	 * rights: CAP_NET_ADMIN must not be a way to read what its holder
+	 * cannot.
+	 */
+	err = kweb_ident_init(&srv->ident, cfg.user, cfg.group, extack);
 	if (err)
 		goto fail_path;
-	/*
-	 * Files are looked up and opened with the rights of whoever made the
-	 * listener, not the worker's (full root): CAP_NET_ADMIN must not be
-	 * a way to read what its holder cannot.
-	 */
-	srv->cred = get_current_cred();
+	err = kweb_log_server_init(srv);
+	if (err) {
+		kweb_ident_exit(&srv->ident);
+		goto fail_path;
+	}
 
 	err = kweb_listeners_start(srv);
 	if (err) {
@@ -238,6 +243,54 @@ fail:
 	free_percpu(srv->stats);
 	kfree(srv);
 	return ERR_PTR(err);
+}
+
+/*
+ * Under kweb_ctl_mutex: the creds for user and group of every server, or
+ * none (then why is in extack). _commit() puts them in force, _abort()
+ * drops them.
+ */
+int kweb_servers_ident_prepare(u32 user, u32 group,
+			       struct netlink_ext_ack *extack)
+{
+	struct kweb_server *srv;
+	const struct cred *cred;
+
+	lockdep_assert_held(&kweb_ctl_mutex);
+	list_for_each_entry(srv, &kweb_servers, node) {
+		cred = kweb_ident_prepare(&srv->ident, user, group, extack);
+		if (IS_ERR(cred)) {
+			kweb_servers_ident_abort();
+			return PTR_ERR(cred);
+		}
+		srv->ident.next = cred;
+	}
+	return 0;
+}
+
+void kweb_servers_ident_abort(void)
+{
+	struct kweb_server *srv;
+
+	lockdep_assert_held(&kweb_ctl_mutex);
+	list_for_each_entry(srv, &kweb_servers, node) {
+		if (srv->ident.next)
+			put_cred(srv->ident.next);
+		srv->ident.next = NULL;
+	}
+}
+
+/* Opens from now on are the new identity's, and so is every cache entry. */
+void kweb_servers_ident_commit(void)
+{
+	struct kweb_server *srv;
+
+	lockdep_assert_held(&kweb_ctl_mutex);
+	list_for_each_entry(srv, &kweb_servers, node) {
+		kweb_ident_replace(&srv->ident, srv->ident.next);
+		srv->ident.next = NULL;
+		kweb_cache_flush(&srv->cache);
+	}
 }
 
 /* Under kweb_ctl_mutex: stop listening, close every connection, free. */

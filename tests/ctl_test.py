@@ -404,6 +404,54 @@ def t_mime_types():
     check(got == "text/plain", "Content-Type %r after putting back" % got)
 
 
+@TESTS.test("kwebctl config set user/group: names resolved, new opens use them, put back")
+def t_identity():
+    # make_docroot.py's: nobody's (0600) and uid 1000's (0600) files.
+    nobody, uid1000 = "/owned/nobody0600.txt", "/owned/uid1000.txt"
+
+    def status(target):
+        return fetch(CFG.host, CFG.port, target)[0]
+
+    cfg = json.loads(kwebctl_ok("-j", "config", "get"))
+    check((cfg["user"], cfg["group"]) == (65534, 65534) and
+          param("user") == param("group") == "65534",
+          "default identity: %r %r" % (cfg["user"], cfg["group"]))
+    check(status(nobody) == 200 and status(uid1000) == 403,
+          "as nobody: %d %d" % (status(nobody), status(uid1000)))
+    try:
+        kwebctl_ok("config", "set", "user", "1000", "group", "1000")
+        check(param("user") == param("group") == "1000", "parameters")
+        # nobody's file may be cached: the caches are emptied.
+        check(status(nobody) == 403 and status(uid1000) == 200,
+              "as 1000: %d %d" % (status(nobody), status(uid1000)))
+        # The kernel refuses an id that does not map; nothing changes.
+        kwebctl_fails(EXIT_ERROR, r"does not map.*\(user\)", "config", "set",
+                      "user", "4294967295")
+        kwebctl_fails(EXIT_USAGE, r'no user "no-such-user-kweb"', "config",
+                      "set", "user", "no-such-user-kweb")
+        check(param("user") == "1000", "changed by a refused set")
+        # nobody (CAP_NET_ADMIN only) may not make a listener that opens
+        # files as another user: it has no CAP_SETUID.
+        p = subprocess.run(NOBODY + ["--inh-caps=-all,+net_admin",
+                                     "--ambient-caps=-all,+net_admin",
+                                     CFG.kwebctl_nobody, "listener", "add",
+                                     "port", str(CFG.port2), "docroot",
+                                     CFG.docroot],
+                           capture_output=True, text=True, timeout=30)
+        check(p.returncode == EXIT_PERM and
+              "may not take that user (no CAP_SETUID)" in p.stderr and
+              "CAP_NET_ADMIN" not in p.stderr,
+              "nobody's listener as user 1000: exit %d %r" %
+              (p.returncode, p.stderr.strip()))
+    finally:
+        kwebctl_ok("config", "set", "user", "nobody", "group", "nogroup")
+    cfg = json.loads(kwebctl_ok("-j", "config", "get"))
+    check((cfg["user"], cfg["group"]) == (65534, 65534),
+          "names not resolved: %r %r" % (cfg["user"], cfg["group"]))
+    check(status(nobody) == 200 and status(uid1000) == 403,
+          "put back: %d %d" % (status(nobody), status(uid1000)))
+
+
 @TESTS.test("invalid values: refused with the kernel's extack text, nothing changed")
 def t_invalid():
     before = kwebctl_ok("config", "get")

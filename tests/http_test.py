@@ -3,7 +3,7 @@
 """HTTP integration tests for kweb: docs/behaviour.md, checked exactly.
 
     tests/http_test.py --host H --port P --docroot D [--only REGEX]
-                       [--timeout S] [--list]
+                       [--timeout S] [--identity UID:GID] [--list]
 
 D is a docroot made by tests/make_docroot.py and served by the server under
 test; this client runs on the same machine and reads the files (and
@@ -339,9 +339,13 @@ def main():
     ap.add_argument("--timeout", type=float, default=10.0,
                     help="seconds per test (heavy tests get a multiple)")
     ap.add_argument("--server-name", dest="server", default="kweb")
+    ap.add_argument("--identity", default="65534:65534",
+                    help="UID:GID the server opens files as (kweb's user= "
+                         "and group=)")
     ap.add_argument("--list", action="store_true", help="list test names")
     CFG = ap.parse_args()
     CFG.docroot = os.path.abspath(CFG.docroot)
+    CFG.identity = tuple(int(x) for x in CFG.identity.split(":"))
     with open(os.path.join(os.path.dirname(CFG.docroot), "manifest.json")) as f:
         CFG.manifest = json.load(f)
     CFG.marker = CFG.manifest["secret_marker"]
@@ -801,6 +805,47 @@ def t_utf8(ctx):
 
 add("path /<percent-encoded UTF-8 name> -> 200", t_utf8)
 add("path HEAD /dir -> 301 fields, no body", t_path, "/dir", ("301", "/dir/"), "HEAD")
+
+
+# -- the identity files are opened as ------------------------------------------
+# kweb looks files up and opens them as user=/group= (--identity; default
+# 65534:65534, nobody:nogroup) with no capabilities and no supplementary
+# groups, as nginx's workers do as www-data: what that identity cannot
+# reach is 403 (nginx's answer to EACCES), even a name that does not exist
+# in a directory it cannot search. "identity" names these for --only.
+
+def _own(uid=None, gid=None):
+    """200 for the file if the identity's uid (or gid) is this, else 403."""
+    return lambda u, g: "" if (uid is not None and u == uid or
+                               gid is not None and g == gid) else 403
+
+
+IDENTITY_PATHS = [
+    # target, what: "" (the file), a status, ("301", Location), or a rule
+    ("/private/open.txt", 403, "0644 file in a 0700 root dir"),
+    ("/private/", 403, "0700 root dir's index.html"),
+    ("/private/missing.txt", 403, "missing file in a 0700 root dir, not 404"),
+    ("/private", 403, "the 0700 dir itself: nginx cannot open it, no 301"),
+    ("/owned/root0640.txt", 403, "root:root 0640"),
+    ("/owned/nobody0600.txt", _own(uid=65534), "nobody:nogroup 0600: 200 iff user 65534"),
+    ("/owned/uid1000.txt", _own(uid=1000), "1000:1000 0600: 200 iff user 1000"),
+    ("/owned/gid1000.txt", _own(gid=1000), "root:1000 0640: 200 iff group 1000"),
+    ("/owned/gid4242.txt", 403, "root:4242 0640: no supplementary groups"),
+]
+
+
+def t_identity(ctx, target, what):
+    if callable(what):
+        what = what(*CFG.identity)
+    if what == "":
+        what = target.lstrip("/")
+    t_path(ctx, target, what)
+    if what == 403:     # HEAD too: the same status, no body
+        t_path(ctx, target, what, "HEAD")
+
+
+for _target, _what, _desc in IDENTITY_PATHS:
+    add("identity %s -> %s" % (_target, _desc), t_identity, _target, _what)
 
 
 # -- errors ------------------------------------------------------------------

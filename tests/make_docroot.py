@@ -89,10 +89,29 @@ FILES = [
     ("noindex/file.txt", text("noindex/file.txt")),
     ("privindex/index.html", html("privindex/index.html")),
     ("private.txt", text("private.txt")),
+    ("private/open.txt", text("private/open.txt")),     # 0644 in a 0700 dir
+    ("private/index.html", html("private/index.html")),
 ]
 
 # Not world-readable (no S_IROTH): the server must answer 403.
 PRIVATE = {"private.txt": 0o600, "privindex/index.html": 0o600}
+
+# The identity kweb opens files as (user=, group=; default 65534, nobody
+# and nogroup): what it may read is served, as nginx serves what its
+# workers may open. rel: (uid, gid, mode); the rest are root's.
+OWNED = {
+    "owned/root0640.txt": (0, 0, 0o640),
+    "owned/nobody0600.txt": (65534, 65534, 0o600),
+    "owned/uid1000.txt": (1000, 1000, 0o600),
+    "owned/gid1000.txt": (0, 1000, 0o640),
+    # The tests load kweb with this supplementary group: never the identity's.
+    "owned/gid4242.txt": (0, 4242, 0o640),
+}
+PRIVATE.update({rel: mode for rel, (_, _, mode) in OWNED.items()})
+FILES += [(rel, text(rel)) for rel in sorted(OWNED)]
+
+# Directories only root may search: what they hold is 403, even if missing.
+LOCKED_DIRS = {"private": 0o700}
 
 SYMLINKS = [
     ("link-in.txt", "small.txt"),
@@ -138,8 +157,12 @@ def build(docroot):
         mtime = BASE_MTIME + i * MTIME_STEP
         mode = PRIVATE.get(rel, 0o644)
         write(path, data, mode, mtime)
+        if rel in OWNED:
+            os.chown(path, OWNED[rel][0], OWNED[rel][1])
+        st = os.stat(path)
         files[rel] = {"type": "file", "size": len(data), "mtime": mtime,
-                      "mode": "%o" % mode, "sha256": sha256(data)}
+                      "mode": "%o" % mode, "sha256": sha256(data),
+                      "uid": st.st_uid, "gid": st.st_gid}
 
     # Directories world-readable and searchable, whatever the umask
     # was (before the symlinks exist, so that none is followed).
@@ -149,6 +172,9 @@ def build(docroot):
         rel = os.path.relpath(dirpath, docroot)
         if rel != ".":
             files[rel] = {"type": "dir"}
+    for rel, mode in LOCKED_DIRS.items():
+        os.chmod(os.path.join(docroot, rel), mode)
+        files[rel]["mode"] = "%o" % mode
 
     for rel, target in SYMLINKS:
         os.symlink(target, os.path.join(docroot, rel))

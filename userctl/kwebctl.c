@@ -6,8 +6,10 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
+#include <grp.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +24,7 @@
 static bool json;
 
 /* What "config get" shows and "config set" takes, in uAPI order. */
-enum kc_kind { KC_U8, KC_U16, KC_U32, KC_STR };
+enum kc_kind { KC_U8, KC_U16, KC_U32, KC_STR, KC_UID, KC_GID };
 
 struct kc_key {
 	const char *name;	/* the spec's name */
@@ -45,6 +47,8 @@ static const struct kc_key kc_config[] = {
 	{ "dynamic-prefixes", KWEB_A_CONFIG_DYNAMIC_PREFIXES, KC_STR, true },
 	{ "dynamic-extensions", KWEB_A_CONFIG_DYNAMIC_EXTENSIONS, KC_STR, true },
 	{ "mime-types", KWEB_A_CONFIG_MIME_TYPES, KC_STR, true },
+	{ "user", KWEB_A_CONFIG_USER, KC_UID, true },
+	{ "group", KWEB_A_CONFIG_GROUP, KC_GID, true },
 };
 
 /* Counters, in the uAPI's order (also /proc/net/kweb's names, with '_'). */
@@ -178,7 +182,9 @@ static int kc_usage(FILE *f, const char *topic)
 			"(KiB), backend-port, backend-missing (yes|no),\n"
 			"dynamic-prefixes, dynamic-extensions (comma-separated; \"\" for\n"
 			"none), mime-types (\".md=text/markdown,.log=text/plain\": they\n"
-			"win over the built-in types; setting them empties the caches).\n"
+			"win over the built-in types; setting them empties the caches),\n"
+			"user, group (a name or a number: the identity files are opened\n"
+			"as, with no capabilities; default nobody, nogroup: 65534).\n"
 			"max-header-size is shown, fixed at load. All or none of the keys\n"
 			"given are applied.\n");
 	else if (!strcmp(topic, "cache"))
@@ -218,6 +224,34 @@ static int kc_parse_uint(const char *s, unsigned long max, unsigned long *v,
 	if (!*s || *end || errno || *s == '-' || *v > max) {
 		fprintf(stderr, "kwebctl: %s: \"%s\" is not a number of 0..%lu\n",
 			what, s, max);
+		return KC_USAGE;
+	}
+	return KC_OK;
+}
+
+/*
+ * A user or group by name or number. The kernel has no passwd database:
+ * names are resolved here, in the caller's, and numbers sent.
+ */
+static int kc_parse_id(const char *s, bool user, unsigned long *v)
+{
+	const char *what = user ? "user" : "group";
+	struct passwd *pw;
+	struct group *gr;
+
+	if (*s >= '0' && *s <= '9')
+		return kc_parse_uint(s, UINT32_MAX, v, what);
+	if (user) {
+		pw = getpwnam(s);
+		if (pw)
+			*v = pw->pw_uid;
+	} else {
+		gr = getgrnam(s);
+		if (gr)
+			*v = gr->gr_gid;
+	}
+	if (user ? !pw : !gr) {
+		fprintf(stderr, "kwebctl: %s: no %s \"%s\"\n", what, what, s);
 		return KC_USAGE;
 	}
 	return KC_OK;
@@ -533,6 +567,8 @@ static int kc_config_cb(const struct nlmsghdr *nlh, void *data)
 			kc_put_u64(name, mnl_attr_get_u16(a), &first);
 			break;
 		case KC_U32:
+		case KC_UID:
+		case KC_GID:
 			kc_put_u64(name, mnl_attr_get_u32(a), &first);
 			break;
 		case KC_STR:
@@ -600,6 +636,14 @@ static int kc_config_set(struct kc_nl *nl, int argc, char **argv)
 		case KC_U32:
 			ret = kc_parse_uint(argv[i + 1], UINT32_MAX, &v,
 					    key->name);
+			if (ret)
+				return ret;
+			mnl_attr_put_u32(nlh, key->type, v);
+			break;
+		case KC_UID:
+		case KC_GID:
+			ret = kc_parse_id(argv[i + 1], key->kind == KC_UID,
+					  &v);
 			if (ret)
 				return ret;
 			mnl_attr_put_u32(nlh, key->type, v);

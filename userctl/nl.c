@@ -181,7 +181,9 @@ static int kc_report(struct kc_nl *nl, const struct kc_err *e, uint8_t cmd,
 	switch (e->error) {
 	case EPERM:
 	case EACCES:
-		fprintf(stderr, "kwebctl: this needs CAP_NET_ADMIN (run it as root)\n");
+		/* With a reason, the kernel refused something else (user). */
+		if (!e->msg)
+			fprintf(stderr, "kwebctl: this needs CAP_NET_ADMIN (run it as root)\n");
 		return KC_PERM;
 	case ENOENT:
 		return KC_NOT_FOUND;

@@ -281,6 +281,30 @@ load_with() {
   ok "$TAG: $name"
 }
 
+# The identity files are opened as: user=1000 group=1000, loaded by root
+# with a supplementary group (4242) the identity must not get; the
+# identity tests of http_test.py then expect uid 1000's and gid 1000's
+# files served, nobody's refused.
+identity() {
+  local args=("docroot=$DOCROOT" "port=$PORT" user=1000 group=1000)
+  local name="insmod kweb.ko ${args[*]} (by root with supplementary group 4242)"
+  if module_loaded kweb || (($(oops_count) > 0)); then
+    not_ok "$TAG: $name (not run: kweb still loaded or oopsed)"
+    return 1
+  fi
+  echo "+ setpriv --groups 4242 insmod $KO ${args[*]}" >>"$LOG"
+  if ! bounded 60 setpriv --groups 4242 insmod "$KO" "${args[@]}" \
+      >>"$LOG" 2>&1 || ! wait_port "$PORT" 10; then
+    not_ok "$TAG: $name"
+    tail -n 5 "$LOG" | diag 10
+    return 1
+  fi
+  ok "$TAG: $name"
+  client_tests "$HTTP_TEST" identity 127.0.0.1 --only '^identity ' \
+    --identity 1000:1000 --timeout "$CLIENT_TIMEOUT"
+  unload
+}
+
 # Hostile clients and file churn with a short header timeout, then rmmod
 # in the middle of a 256-connection wrk run, and a reload.
 hardening() {
@@ -416,6 +440,11 @@ load_errors() {
   load_must_fail "with a missing docroot" "docroot=$BASE/no-such-dir" \
     "port=$PORT"
   load_must_fail "without docroot" "port=$PORT"
+  load_must_fail "with user=-1" "docroot=$DOCROOT" "port=$PORT" user=-1
+  load_must_fail "with an unmapped user (4294967295)" "docroot=$DOCROOT" \
+    "port=$PORT" user=4294967295
+  load_must_fail "with an unmapped group (4294967295)" "docroot=$DOCROOT" \
+    "port=$PORT" group=4294967295
   if start_busy_listener; then
     load_must_fail "on a port in use" "docroot=$DOCROOT" "port=$BUSY_PORT"
   else
@@ -427,7 +456,7 @@ load_errors() {
 }
 
 # KWEB_ONLY="netfuzz ctl" (a developer's loop): only the suites named,
-# from http fastpath handoff netfuzz unload limits hardening ctl.
+# from http fastpath handoff netfuzz unload identity limits hardening ctl.
 ONLY=${KWEB_ONLY:-}
 want() { [[ -z $ONLY || " $ONLY " == *" $1 "* ]]; }
 
@@ -456,6 +485,7 @@ main() {
     else
       unload # the later suites load kweb their own way
     fi
+    want identity && identity
     want limits && limits
     want hardening && hardening
     want ctl && ctl
