@@ -444,8 +444,9 @@ zero_window_listener_del() {
 # its retransmission and probe limits are made short, and the check waits
 # past them.
 NETNS_WAIT=${KWEB_NETNS_WAIT:-20}
+tcp_orphans() { awk '$1 == "TCP:" { print $5 }' /proc/net/sockstat; }
 zero_window_netns() {
-  local ns=kweb-hostile before rc=0 out
+  local ns=kweb-hostile before rc=0 out orphans
   [[ -x $KWEBCTL ]] || { not_ok "$TAG: netns exit with zero-window clients (no $KWEBCTL)"; return; }
   ip netns del "$ns" 2>/dev/null
   modprobe veth 2>/dev/null
@@ -473,10 +474,19 @@ zero_window_netns() {
   sleep 2
   ip netns exec "$ns" ss -tn >>"$LOG" 2>&1
   before=$(kmsg_lines)
+  orphans=$(tcp_orphans)
   bounded 30 ip netns del "$ns" >>"$LOG" 2>&1 || rc=$?
   result "$TAG: ip netns del with $HOLD_CONNS zero-window clients of kweb" "$rc"
   # Past the namespace's retransmission and probe timers.
   sleep "$NETNS_WAIT"
+  # The orphan count is the kernel's, across namespaces: a connection
+  # closed with a FIN behind unsent data (not reset) would be one.
+  if (($(tcp_orphans) <= orphans)); then
+    ok "$TAG: the namespace's exit leaves no orphaned connection of kweb behind"
+  else
+    not_ok "$TAG: the namespace's exit leaves no orphaned connection of kweb behind"
+    echo "TCP orphans: $orphans before ip netns del, $(tcp_orphans) ${NETNS_WAIT}s after" | diag
+  fi
   stop_holders
   kmsg_clean_since "$TAG: no kernel report ${NETNS_WAIT}s after the namespace's exit under zero-window clients" "$before"
   small_ok "$TAG: kweb serves /small.txt after the namespace's exit"
