@@ -468,6 +468,16 @@ def half_close(target, want, server, version="HTTP/1.0"):
     check(how == "eof", "ended by %s, want EOF" % how)
 
 
+@hostile("half-close inside the head: closed without a response")
+def t_half_mid_head():
+    s = connect()
+    s.sendall(req("/small.txt")[:20])
+    s.shutdown(socket.SHUT_WR)
+    data, how = read_all(s, idle=CFG.timeout)
+    check(not data and how in ("eof", "reset"),
+          "ended by %s after %s" % (how, show(data)))
+
+
 @hostile("half-close after the request: a small file, whole")
 def t_half_small():
     half_close("/small.txt", docfile("small.txt"), "kweb")
