@@ -51,35 +51,39 @@ static bool kweb_conn_run(struct kweb_conn *conn, bool atomic);
  * socket is not owned, so the connection can be advanced right here;
  * whatever needs sleeping is left to the work item.
  */
-static void kweb_conn_event(struct sock *sk)
+static void kweb_conn_event(struct sock *sk, bool space)
 {
 	struct kweb_conn *conn;
 
 	read_lock_bh(&sk->sk_callback_lock);
 	conn = sk->sk_user_data;
-	if (conn && (sock_owned_by_user_nocheck(sk) || !in_softirq() ||
-		     kweb_conn_run(conn, true)))
+	if (!conn)
+		goto out;
+	/* While conn is set, sk is grafted on conn->sock. */
+	if (space)
+		clear_bit(SOCK_NOSPACE, &sk->sk_socket->flags);
+	if (sock_owned_by_user_nocheck(sk) || !in_softirq() ||
+	    kweb_conn_run(conn, true))
 		kweb_conn_queue(conn);
+out:
 	read_unlock_bh(&sk->sk_callback_lock);
 }
 
 static void kweb_conn_data_ready(struct sock *sk)
 {
-	kweb_conn_event(sk);
+	kweb_conn_event(sk, false);
 }
 
 static void kweb_conn_write_space(struct sock *sk)
 {
 	/* As sk_stream_write_space(): only once a useful amount is free. */
-	if (!sk_stream_is_writeable(sk))
-		return;
-	clear_bit(SOCK_NOSPACE, &sk->sk_socket->flags);
-	kweb_conn_event(sk);
+	if (sk_stream_is_writeable(sk))
+		kweb_conn_event(sk, true);
 }
 
 static void kweb_conn_state_change(struct sock *sk)
 {
-	kweb_conn_event(sk);
+	kweb_conn_event(sk, false);
 }
 
 static void kweb_conn_timeout(struct timer_list *t)
@@ -93,6 +97,13 @@ static void kweb_conn_timeout(struct timer_list *t)
 static void kweb_conn_arm(struct kweb_conn *conn, unsigned int seconds)
 {
 	mod_timer(&conn->timer, jiffies + seconds * HZ);
+}
+
+/* The next request starts at the first unread byte. */
+static void kweb_conn_head_reset(struct kweb_conn *conn)
+{
+	conn->peeked = 0;
+	memset(&conn->scan, 0, sizeof(conn->scan));
 }
 
 /* The response is out: linger or wait for the next request. */
@@ -115,7 +126,7 @@ static void kweb_conn_response_done(struct kweb_conn *conn)
 		return;
 	}
 	conn->state = KWEB_CONN_READ;
-	conn->peeked = 0;
+	kweb_conn_head_reset(conn);
 	conn->idle = true;
 	kweb_conn_arm(conn, conn->srv->limits.keepalive_timeout);
 }
@@ -184,6 +195,24 @@ static enum kweb_read kweb_conn_read(struct kweb_conn *conn, bool atomic)
 	enum kweb_parse_result res;
 	enum kweb_route why;
 
+	/*
+	 * Urgent data: tcp_read_sock() stops at the urgent mark, and a peek
+	 * would show the out-of-band byte inside the stream. kweb does not
+	 * implement it; the backend's recv() skips the byte as it should.
+	 * Inside a request body being dropped, there is no request to hand
+	 * over: close.
+	 */
+	if (unlikely(READ_ONCE(tcp_sk(sk)->urg_data))) {
+		static const struct kweb_request none;
+
+		if (conn->discard) {
+			conn->state = KWEB_CONN_DONE;
+			return KWEB_READ_WAIT;
+		}
+		return kweb_conn_handoff_begin(conn, KWEB_ROUTE_UNPARSED,
+					       &none);
+	}
+
 	if (conn->discard) {
 		conn->discard -= kweb_recv_consume(sk, conn->discard);
 		if (conn->discard) {
@@ -208,8 +237,13 @@ static enum kweb_read kweb_conn_read(struct kweb_conn *conn, bool atomic)
 		kweb_conn_arm(conn, conn->srv->limits.header_timeout);
 	}
 
-	res = kweb_http_parse(conn->buf, conn->peeked, max, &req);
+	/* Parsed again only when a line that matters has ended. */
+	res = KWEB_PARSE_INCOMPLETE;
+	if (kweb_http_head_ready(conn->buf, conn->peeked, &conn->scan) ||
+	    conn->peeked >= max)
+		res = kweb_http_parse(conn->buf, conn->peeked, max, &req);
 	if (res == KWEB_PARSE_INCOMPLETE) {
+		conn->scan.ready = false;
 		/* A partial request and then EOF: nothing to answer. */
 		if (kweb_recv_eof(sk))
 			conn->state = KWEB_CONN_DONE;
@@ -229,8 +263,17 @@ static enum kweb_read kweb_conn_read(struct kweb_conn *conn, bool atomic)
 		       KWEB_ANSWERER_WORKER);
 	/* A request answered as malformed is never consumed: we close. */
 	if (res == KWEB_PARSE_OK) {
-		kweb_recv_consume(sk, req.head_len);
-		conn->peeked = 0;
+		/*
+		 * Bytes peeked but not consumed would be answered again:
+		 * if the stream cannot be consumed as peeked, the response
+		 * is not sent and the connection ends.
+		 */
+		if (kweb_recv_consume(sk, req.head_len) != req.head_len) {
+			kweb_response_release(&conn->resp);
+			conn->state = KWEB_CONN_DONE;
+			return KWEB_READ_WAIT;
+		}
+		kweb_conn_head_reset(conn);
 		conn->discard = req.has_content_length ? req.content_length : 0;
 	}
 	return KWEB_READ_ANSWERED;
@@ -377,9 +420,23 @@ static void kweb_conn_unlist(struct kweb_conn *conn)
 	kweb_conn_put(conn);
 }
 
+/*
+ * Close with a RST rather than a FIN: nothing is left in kweb's hands
+ * then, no orphan in FIN_WAIT1 or LAST_ACK and no zero-window probing.
+ * For the server's stop, since children of a kernel listener hold no
+ * reference on their network namespace and their timers must not
+ * outlive it.
+ */
+static void kweb_sk_abort(struct sock *sk)
+{
+	sock_no_linger(sk);
+}
+
 static void kweb_conn_close(struct kweb_conn *conn)
 {
 	kweb_conn_detach(conn, true);
+	if (READ_ONCE(conn->abort))
+		kweb_sk_abort(conn->sk);
 	sock_release(conn->sock);
 	if (conn->req)
 		reqsk_put(conn->req);
@@ -426,6 +483,7 @@ static void kweb_child_drop(struct request_sock *req, struct sock *child)
 {
 	if (req)
 		reqsk_put(req);
+	kweb_sk_abort(child);
 	child->sk_prot->close(child, 0);
 }
 
@@ -485,6 +543,7 @@ void kweb_conn_adopt(struct kweb_listener *l, struct request_sock *req,
 	spin_lock(&srv->conns_lock);
 	if (srv->stopping) {
 		spin_unlock(&srv->conns_lock);
+		kweb_sk_abort(child);
 		sock_release(sock);
 		if (req)
 			reqsk_put(req);

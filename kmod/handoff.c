@@ -104,11 +104,12 @@ static void kweb_handoff_reset(struct sock *sk)
 }
 
 /*
- * Move sk, which no struct socket holds, and its request into lsk's accept
- * queue; takes over the references on all three. Process context. As
- * inet_csk_listen_stop() migrates a child: with the child's spinlock
- * held. lsk's reference moves to the request, whose reference on kweb's
- * listener is dropped. A listener that stopped listening meanwhile resets
+ * Move sk and its request into lsk's accept queue; takes over the
+ * references on all three. Process context. As inet_csk_listen_stop()
+ * migrates a child: with the child's spinlock held. lsk's reference moves
+ * to the request, which drops its reference on kweb's listener, if it has
+ * one: a SYN cookie's request never had (inet_reqsk_alloc() without
+ * attach_listener). A listener that stopped listening meanwhile resets
  * the child. Returns whether sk was queued.
  */
 static bool kweb_handoff_move(struct kweb_server *srv, struct sock *sk,
@@ -120,6 +121,18 @@ static bool kweb_handoff_move(struct kweb_server *srv, struct sock *sk,
 	kweb_sk_net_refcnt_upgrade(sk);
 	local_bh_disable();
 	bh_lock_sock(sk);
+	/*
+	 * Ungraft kweb's struct socket, if any, as sock_orphan() does:
+	 * under the spinlock, since softirq reads sk_socket (e.g.
+	 * tcp_check_space()) with only that held. The backend's accept()
+	 * grafts sk on a socket of its own.
+	 */
+	if (sk->sk_socket) {
+		write_lock(&sk->sk_callback_lock);
+		sk_set_socket(sk, NULL);
+		RCU_INIT_POINTER(sk->sk_wq, NULL);
+		write_unlock(&sk->sk_callback_lock);
+	}
 	sock_hold(sk);
 	old = req->rsk_listener;
 	req->rsk_listener = lsk;
@@ -131,7 +144,8 @@ static bool kweb_handoff_move(struct kweb_server *srv, struct sock *sk,
 	bh_unlock_sock(sk);
 	local_bh_enable();
 	sock_put(sk);
-	sock_put(old);
+	if (old)
+		sock_put(old);
 	if (!queued)
 		kweb_stat_add(srv->stats, KWEB_STAT_HANDOFF_FAILED, 1);
 	return queued;
@@ -170,19 +184,16 @@ u16 kweb_handoff_prepare(struct kweb_conn *conn, enum kweb_route why)
  */
 void kweb_handoff(struct kweb_conn *conn)
 {
-	struct sock *sk = conn->sk;
 	struct socket *sock = conn->sock;
+	bool queued;
 
-	/* Ungraft: the backend's accept() grafts sk on a socket of its own. */
-	write_lock_bh(&sk->sk_callback_lock);
-	sk_set_socket(sk, NULL);
-	RCU_INIT_POINTER(sk->sk_wq, NULL);
-	write_unlock_bh(&sk->sk_callback_lock);
+	queued = kweb_handoff_move(conn->srv, conn->sk, conn->req,
+				   conn->backend);
+	/* sk was ungrafted from it: releasing it now frees only itself. */
 	sock->sk = NULL;
 	sock_release(sock);
 	conn->sock = NULL;
-
-	if (kweb_handoff_move(conn->srv, sk, conn->req, conn->backend)) {
+	if (queued) {
 		kweb_stat_add(conn->srv->stats, KWEB_STAT_HANDOFF_METHOD +
 			      conn->handoff - KWEB_ROUTE_METHOD, 1);
 		kweb_log_end(conn, 0, 0);

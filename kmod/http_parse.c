@@ -507,3 +507,29 @@ enum kweb_parse_result kweb_http_parse(const char *buf, size_t len,
 	req->status = (u16)rc;
 	return KWEB_PARSE_ERROR;
 }
+
+bool kweb_http_head_ready(const char *buf, size_t len,
+			  struct kweb_head_scan *s)
+{
+	size_t i;
+
+	for (i = s->pos; i < len && !s->ready; i++) {
+		if (buf[i] != '\n')
+			continue;
+		if (!s->line) {
+			s->line = true;
+			s->ready = true;
+		} else if (i + 1 < len && buf[i + 1] == '\n') {
+			s->ready = true;
+		} else if (i + 2 < len && buf[i + 1] == '\r' &&
+			   buf[i + 2] == '\n') {
+			s->ready = true;
+		} else if (i + 1 == len ||
+			   (i + 2 == len && buf[i + 1] == '\r')) {
+			/* Maybe a blank line: look again when more comes. */
+			break;
+		}
+	}
+	s->pos = i;
+	return s->ready;
+}

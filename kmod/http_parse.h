@@ -76,4 +76,22 @@ enum kweb_parse_result kweb_http_parse(const char *buf, size_t len,
 				       size_t max_head,
 				       struct kweb_request *req);
 
+/* Where kweb_http_head_ready() got to in a head; zeroed for a new head. */
+struct kweb_head_scan {
+	u32 pos;		/* bytes looked at */
+	bool line;		/* a line has ended */
+	bool ready;		/* worth parsing; cleared by the caller */
+};
+
+/*
+ * Whether the head arriving in buf[0..len) is worth parsing: its first
+ * line has ended (so that its errors are answered early) or a blank line
+ * has. Only bytes not looked at before are scanned, so a head that
+ * arrives a byte at a time costs linear, not quadratic, work; the parser
+ * itself then runs about twice per head. Stays true until the caller
+ * clears s->ready (after a parse found the head incomplete).
+ */
+bool kweb_http_head_ready(const char *buf, size_t len,
+			  struct kweb_head_scan *s);
+
 #endif /* KWEB_HTTP_PARSE_H */

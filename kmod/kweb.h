@@ -207,6 +207,7 @@ struct kweb_conn {
 	enum kweb_conn_state state;
 	char *buf;			/* peeked request head */
 	size_t peeked;			/* bytes of it in buf */
+	struct kweb_head_scan scan;	/* how far buf was looked at */
 	char *path;			/* normalized path, PATH_MAX */
 	u64 discard;			/* request body bytes still to drop */
 	unsigned int nr_requests;

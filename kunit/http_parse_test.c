@@ -613,6 +613,79 @@ static void parse_field_count_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, req.status, 431);
 }
 
+/*
+ * Feed lit to kweb_http_head_ready() byte by byte, as a client sending a
+ * byte per segment would; clear ready as kweb_conn_read() does when the
+ * parse finds the head incomplete. Returns the lengths at which it said
+ * "parse now", up to max of them, and how many bytes it looked at.
+ */
+static unsigned int head_ready_points(struct kunit *test, const char *lit,
+				      size_t len, size_t *points,
+				      unsigned int max, size_t *looked)
+{
+	char *buf = dup_exact(test, lit, len);
+	struct kweb_head_scan s = {};
+	unsigned int n = 0;
+	size_t i;
+
+	*looked = 0;
+	for (i = 1; i <= len; i++) {
+		u32 before = s.pos;
+
+		if (kweb_http_head_ready(buf, i, &s)) {
+			if (n < max)
+				points[n] = i;
+			n++;
+			s.ready = false;
+		}
+		*looked += s.pos - before;
+	}
+	return n;
+}
+
+static void head_ready_test(struct kunit *test)
+{
+	static const char crlf[] = "GET / HTTP/1.1\r\nHost: a\r\nX: y\r\n\r\n";
+	static const char lf[] = "GET / HTTP/1.1\nHost: a\n\n";
+	size_t points[4], looked;
+	unsigned int n;
+
+	/* The request line's end, then the blank line's. */
+	n = head_ready_points(test, crlf, sizeof(crlf) - 1, points, 4,
+			      &looked);
+	KUNIT_EXPECT_EQ(test, n, 2);
+	KUNIT_EXPECT_EQ(test, points[0], 16);
+	KUNIT_EXPECT_EQ(test, points[1], sizeof(crlf) - 1);
+	n = head_ready_points(test, lf, sizeof(lf) - 1, points, 4, &looked);
+	KUNIT_EXPECT_EQ(test, n, 2);
+	KUNIT_EXPECT_EQ(test, points[0], 15);
+	KUNIT_EXPECT_EQ(test, points[1], sizeof(lf) - 1);
+}
+
+/* Byte by byte, each byte is looked at a bounded number of times. */
+static void head_ready_linear_test(struct kunit *test)
+{
+	size_t len = 4096, i, points[4], looked;
+	char *buf = kunit_kmalloc(test, len, GFP_KERNEL);
+	unsigned int n;
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	memcpy(buf, "GET / HTTP/1.1\r\n", 16);
+	for (i = 16; i + 4 <= len; i += 4)
+		memcpy(buf + i, "a:\r\n", 4);
+	n = head_ready_points(test, buf, i, points, 4, &looked);
+	KUNIT_EXPECT_EQ(test, n, 1);
+	KUNIT_EXPECT_LE(test, looked, i);
+	/* Stays ready until cleared, without looking again. */
+	{
+		struct kweb_head_scan s = {};
+
+		KUNIT_EXPECT_TRUE(test, kweb_http_head_ready(buf, 16, &s));
+		KUNIT_EXPECT_TRUE(test, kweb_http_head_ready(buf, i, &s));
+		KUNIT_EXPECT_EQ(test, s.pos, 16);
+	}
+}
+
 static struct kunit_case kweb_http_parse_cases[] = {
 	KUNIT_CASE_PARAM(parse_err_test, parse_err_gen_params),
 	KUNIT_CASE_PARAM(parse_ok_test, parse_ok_gen_params),
@@ -628,6 +701,8 @@ static struct kunit_case kweb_http_parse_cases[] = {
 	KUNIT_CASE(parse_framing_test),
 	KUNIT_CASE(parse_limits_test),
 	KUNIT_CASE(parse_field_count_test),
+	KUNIT_CASE(head_ready_test),
+	KUNIT_CASE(head_ready_linear_test),
 	{}
 };
 
