@@ -10,8 +10,12 @@
 # as the backend on port 8080; runs tests/http_test.py over IPv4 and IPv6,
 # the fast-path tests, tests/handoff_test.py over both families (with a
 # mixed wrk load), then unloads kweb while handed-off connections are open,
-# checks that bad parameters make insmod fail, then (debug kernel) looks
-# for leaks and finally for kernel splats in dmesg.
+# then the limits, hardening and control-plane suites, hostile TCP clients
+# (tests/tcp_hostile_test.py; zero-window clients across a namespace's
+# exit, a listener's deletion and rmmod), and the HTTP and handoff suites
+# again with every connection made by a SYN cookie and under a SYN flood
+# (tests/synflood.py); checks that bad parameters make insmod fail, then
+# (debug kernel) looks for leaks and finally for kernel splats in dmesg.
 # Exit status 0 iff every test line is "ok".
 set -uo pipefail # no -e: a failing check is a test line, not the end
 
