@@ -449,7 +449,7 @@ zero_window_listener_del() {
 NETNS_WAIT=${KWEB_NETNS_WAIT:-20}
 tcp_orphans() { awk '$1 == "TCP:" { print $5 }' /proc/net/sockstat; }
 zero_window_netns() {
-  local ns=kweb-hostile before rc=0 out orphans n
+  local ns=kweb-hostile before rc=0 out orphans n max now
   [[ -x $KWEBCTL ]] || { not_ok "$TAG: netns exit with zero-window clients (no $KWEBCTL)"; return; }
   ip netns del "$ns" 2>/dev/null
   modprobe veth 2>/dev/null
@@ -472,28 +472,29 @@ zero_window_netns() {
     ip netns del "$ns"
     return
   fi
-  sleep 2
+  # Windows shut long enough for the probe timers to back off.
+  sleep 8
   ip netns exec "$ns" ss -tn >>"$LOG" 2>&1
   before=$(kmsg_lines)
   orphans=$(tcp_orphans)
   bounded 30 ip netns del "$ns" >>"$LOG" 2>&1 || rc=$?
   result "$TAG: ip netns del with $HOLD_CONNS zero-window clients of kweb" "$rc"
-  # The namespace's devices go first, then kweb's part (pernet exit):
-  # once the veth pair is gone, give that a moment.
-  n=150
-  while ((n-- > 0)) && [[ -e /sys/class/net/kwh0 ]]; do
-    sleep 0.2
+  # The orphan count is the kernel's, across namespaces. A connection
+  # closed with a FIN behind its unsent data (not reset) is an orphan
+  # until its next probe timer finds the namespace gone (and touches it):
+  # seconds, the windows having been shut for a while. Watch for them.
+  max=$orphans
+  n=100
+  while ((n-- > 0)); do
+    now=$(tcp_orphans)
+    ((now > max)) && max=$now
+    sleep 0.1
   done
-  sleep 3
-  # The orphan count is the kernel's, across namespaces: a connection
-  # closed with a FIN behind its unsent data (not reset) is one, and
-  # lives on its probe timer (minutes: the default tcp_orphan_retries)
-  # in a namespace that is gone.
-  if (($(tcp_orphans) <= orphans)); then
+  if ((max <= orphans)); then
     ok "$TAG: the namespace's exit leaves no orphaned connection of kweb behind"
   else
     not_ok "$TAG: the namespace's exit leaves no orphaned connection of kweb behind"
-    echo "TCP orphans: $orphans before ip netns del, $(tcp_orphans) after" | diag
+    echo "TCP orphans: $orphans before ip netns del, up to $max after" | diag
   fi
   # Past the first probe and retransmission timers (KASAN).
   sleep "$NETNS_WAIT"
