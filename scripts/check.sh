@@ -24,9 +24,11 @@ export KWEB_CACHE=${KWEB_CACHE:-$HOME/.cache/kweb}
 STAMP=$(date +%Y%m%d-%H%M%S)
 export KWEB_RESULTS=${KWEB_RESULTS:-$KWEB_CACHE/results/$STAMP}
 readonly LOG=$KWEB_RESULTS/check.log
-# Guests: bounded, but generous for TCG. The debug guest's boot takes
-# 100-300 s and its network fuzz up to 25 min (tests/guest/debug.sh).
-readonly GUEST_TIMEOUT=${KWEB_GUEST_TIMEOUT:-900}
+# Guests: bounded, but generous for TCG (the stock guests run the HTTP
+# and handoff suites three times: plain, with SYN cookies, under a SYN
+# flood). The debug guest's boot takes 100-300 s and its network fuzz up
+# to 25 min (tests/guest/debug.sh).
+readonly GUEST_TIMEOUT=${KWEB_GUEST_TIMEOUT:-1800}
 readonly DEBUG_GUEST_TIMEOUT=${KWEB_DEBUG_GUEST_TIMEOUT:-3600}
 
 quick=0

@@ -1,0 +1,661 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Hostile TCP clients for kweb, run as root inside a guest.
+
+    tcp_hostile_test.py --host H --port P --docroot D [--timeout S]
+                        [--light] [--only REGEX] [--list]
+    tcp_hostile_test.py --host H --port P --docroot D --hold N
+                        [--hold-target T] [--hold-seconds S]
+
+kweb listens on P with the routes of tests/guest/integration.sh, nginx
+(tests/guest/nginx.sh) behind it on 8080, and the listener was made with
+net.ipv4.tcp_fastopen=0x603 (client, server on every listener, no
+cookie needed). Each test uses TCP the way a hostile or odd client
+does: urgent data (MSG_OOB) before, inside and after a request head; a
+reset (SO_LINGER {1, 0}) mid-head, mid-body, while a handoff waits for
+our ACKs, and while kweb lingers; a half-close right after the request; a
+Fast Open request; a tiny MSS. Each then requires what a correct server
+gives: at most one response per request sent, exact status and bytes.
+After every test all its sockets are closed, kweb must drop its
+connections (connections_open back to where it was), a normal GET on a
+fresh connection must be answered exactly, and dmesg must have no new
+kernel report.
+
+--hold N (for the shell-level cases of integration.sh): open N
+connections that ask for a large file with a tiny receive buffer and never
+read (the server's window to them closes), print "ready N" once each has
+its response head, then sleep --hold-seconds and exit. Nothing else runs.
+
+TAP output, "# N passed, N failed"; exit status 0 iff none failed.
+"""
+
+import argparse
+import hashlib
+import os
+import random
+import re
+import socket
+import struct
+import subprocess
+import sys
+import time
+import traceback
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from httplib_raw import ProtocolError, format_host, parse_head, show  # noqa: E402
+from taplib import Fail, Suite, check, note  # noqa: E402
+
+CFG = None
+TESTS = Suite()
+
+# As tests/guest/lib.sh's DMESG_BAD: any of these is a kernel report.
+DMESG_BAD = re.compile(
+    r"BUG:|WARNING:|KASAN|possible circular locking|inconsistent lock state|"
+    r"sleeping function called from invalid context|kmemleak|Oops|"
+    r"refcount_t:|UBSAN|general protection|Kernel panic|hung_task|"
+    r"soft lockup|hard LOCKUP|detected stall|list_add corruption|"
+    r"list_del corruption|ODEBUG")
+TCP_FASTOPEN_NO_COOKIE = 34     # linux/tcp.h, not in Python's socket module
+FASTOPEN_SYSCTL = "/proc/sys/net/ipv4/tcp_fastopen"
+HOSTILE_DIR = "hostile"         # files this client writes into the docroot
+
+
+# ---------------------------------------------------------------------------
+# Files, requests, sockets
+
+def docfile(rel):
+    with open(os.path.join(CFG.docroot, rel), "rb") as f:
+        return f.read()
+
+
+def make_file(name, size):
+    """A deterministic file of this size under HOSTILE_DIR; its target."""
+    d = os.path.join(CFG.docroot, HOSTILE_DIR)
+    os.makedirs(d, exist_ok=True)
+    os.chmod(d, 0o755)
+    path = os.path.join(d, name)
+    if not os.path.exists(path) or os.path.getsize(path) != size:
+        with open(path, "wb") as f:
+            f.write(random.Random("kweb-hostile:" + name).randbytes(size))
+        os.chmod(path, 0o644)
+    return "/%s/%s" % (HOSTILE_DIR, name)
+
+
+def req(target, version="HTTP/1.1", close=False):
+    lines = ["GET %s %s" % (target, version),
+             "Host: %s:%d" % (format_host(CFG.host), CFG.port)]
+    if close:
+        lines.append("Connection: close")
+    return ("\r\n".join(lines) + "\r\n\r\n").encode()
+
+
+def family():
+    return socket.AF_INET6 if ":" in CFG.host else socket.AF_INET
+
+
+def new_sock(rcvbuf=None, maxseg=None):
+    s = socket.socket(family(), socket.SOCK_STREAM)
+    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    if rcvbuf:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+    if maxseg:
+        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_MAXSEG, maxseg)
+    s.settimeout(CFG.timeout)
+    OPEN.append(s)
+    return s
+
+
+def connect(rcvbuf=None, maxseg=None):
+    s = new_sock(rcvbuf, maxseg)
+    s.connect((CFG.host, CFG.port))
+    return s
+
+
+def rst(s):
+    """Close with a reset: SO_LINGER {1, 0}."""
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    s.close()
+
+
+OPEN = []       # every socket a test made, closed after it
+
+
+def close_all():
+    while OPEN:
+        try:
+            OPEN.pop().close()
+        except OSError:
+            pass
+
+
+def read_n(s, n):
+    """Read at least n bytes (fewer at EOF)."""
+    data = b""
+    while len(data) < n:
+        chunk = s.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+    return data
+
+
+def read_all(s, idle=3.0, limit=None, stop_after=None):
+    """Everything until EOF, a reset, or idle seconds without a byte (at most
+    limit seconds in all); stop_after: return early once the bytes hold
+    more than this many responses. Returns (data, how it ended)."""
+    data = bytearray()
+    end = time.monotonic() + (limit or CFG.timeout)
+    while True:
+        left = end - time.monotonic()
+        if left <= 0:
+            return bytes(data), "limit"
+        s.settimeout(min(idle, left))
+        try:
+            chunk = s.recv(256 * 1024)
+        except socket.timeout:
+            return bytes(data), "idle"
+        except ConnectionResetError:
+            return bytes(data), "reset"
+        if not chunk:
+            return bytes(data), "eof"
+        data += chunk
+        if stop_after is not None and \
+                data.count(b"HTTP/1.1 ") > stop_after + 1:
+            return bytes(data), "stopped"
+
+
+def split_responses(data):
+    """The responses (code, fields dict lowercased, body) in data, in order,
+    framed by Content-Length; the rest (an incomplete one) as bytes."""
+    out = []
+    pos = 0
+    while True:
+        end = data.find(b"\r\n\r\n", pos)
+        if end < 0:
+            return out, data[pos:]
+        try:
+            _, code, _, fields = parse_head(data[pos:end])
+        except ProtocolError as e:
+            raise Fail("response %d: %s" % (len(out) + 1, e))
+        f = {n.lower(): v for n, v in fields}
+        n = int(f.get("content-length", "0"))
+        if end + 4 + n > len(data):
+            return out, data[pos:]
+        out.append((code, f, data[end + 4:end + 4 + n]))
+        pos = end + 4 + n
+
+
+def status_lines(data):
+    """Status lines in data (no body this client asks for holds one)."""
+    return data.count(b"HTTP/1.1 ")
+
+
+# ---------------------------------------------------------------------------
+# Counters, dmesg and the checks after every test
+
+def counters(path="/proc/net/kweb"):
+    out = {}
+    with open(path) as f:
+        for line in f:
+            p = line.split()
+            if len(p) == 2 and p[1].isdigit():
+                out[p[0]] = int(p[1])
+    return out
+
+
+def netstat():
+    """TcpExt counters of /proc/net/netstat."""
+    with open("/proc/net/netstat") as f:
+        lines = f.read().splitlines()
+    out = {}
+    for names, vals in zip(lines[::2], lines[1::2]):
+        n, v = names.split(), vals.split()
+        if n[0] == "TcpExt:":
+            out.update(zip(n[1:], map(int, v[1:])))
+    return out
+
+
+def kmsg():
+    p = subprocess.run(["dmesg", "--notime"], capture_output=True, text=True,
+                       timeout=60)
+    return p.stdout.splitlines()
+
+
+class After:
+    """What each test is followed by: kweb lets its connections go, a
+    normal GET works, no kernel report."""
+
+    def __init__(self):
+        self.lines = len(kmsg())
+        self.conns = counters().get("connections_open", 0)
+
+    def wait_conns(self):
+        end = time.monotonic() + CFG.close_wait
+        n = -1
+        while time.monotonic() < end:
+            n = counters().get("connections_open", -1)
+            if n <= self.conns:
+                return
+            time.sleep(0.2)
+        raise Fail("kweb still holds %d connections %.0f s after the "
+                   "client's sockets were closed (%d before the test)" %
+                   (n, CFG.close_wait, self.conns))
+
+    def normal_get(self):
+        s = connect()
+        try:
+            s.sendall(req("/small.txt", close=True))
+            data, how = read_all(s, idle=CFG.timeout)
+        finally:
+            s.close()
+        resps, rest = split_responses(data)
+        check(len(resps) == 1 and not rest and how == "eof",
+              "normal GET afterwards: %d responses, ended by %s: %s" %
+              (len(resps), how, show(data)))
+        code, f, body = resps[0]
+        check(code == 200 and body == docfile("small.txt") and
+              f.get("server") == "kweb",
+              "normal GET afterwards: %d, Server %s, %s" %
+              (code, f.get("server"), show(body)))
+
+    def dmesg_clean(self):
+        new = kmsg()[self.lines:]
+        bad = [line for line in new if DMESG_BAD.search(line)]
+        check(not bad, "kernel report:\n" + "\n".join(new[:40]))
+
+
+def describe(e):
+    return str(e) if isinstance(e, Fail) else traceback.format_exc().rstrip()
+
+
+def hostile(name):
+    """Register a test followed by the After checks; every failure of
+    the test and of the checks is reported."""
+    def deco(fn):
+        def run():
+            after = After()
+            errors = []
+            try:
+                fn()
+            except Exception as e:  # noqa: BLE001 - reported below
+                errors.append(describe(e))
+            close_all()
+            for step in (after.dmesg_clean, after.wait_conns,
+                         after.normal_get, after.dmesg_clean):
+                try:
+                    step()
+                except Exception as e:  # noqa: BLE001 - reported below
+                    errors.append(describe(e))
+                    break
+            if errors:
+                raise Fail("\n".join(errors))
+        TESTS.test(name)(run)
+        return fn
+    return deco
+
+
+# ---------------------------------------------------------------------------
+# Urgent data
+
+def urgent_case(parts, nreq, target="/small.txt"):
+    """Send parts ((bytes, urgent?) each its own send), then read until EOF
+    or idle: at most nreq responses, each 200 with the file's bytes."""
+    want = docfile(target.lstrip("/"))
+    s = connect()
+    for data, urgent in parts:
+        s.send(data, socket.MSG_OOB if urgent else 0)
+        time.sleep(0.05)
+    data, how = read_all(s, limit=max(CFG.timeout, 30), stop_after=nreq)
+    resps, rest = split_responses(data)
+    n = status_lines(data)
+    note("%d status lines, %d bytes, ended by %s" % (n, len(data), how))
+    check(n <= nreq, "%d responses to %d request(s): %s" %
+          (n, nreq, show(data, 200)))
+    for code, f, body in resps:
+        check(code == 200 and body == want,
+              "status %d (Server %s), %d body bytes, want 200 and %s's "
+              "%d bytes: %s" % (code, f.get("server"), len(body), target,
+                                len(want), show(data, 200)))
+    check(not rest or how in ("eof", "reset"),
+          "an incomplete response, then %s: %s" % (how, show(rest)))
+
+
+# Each urgent byte is one more byte in the stream: without it (as recv()
+# gives it to nginx, without SO_OOBINLINE) the requests are GETs of
+# /small.txt. kweb peeks at the receive queue with the urgent byte in it,
+# but cannot consume past it (tcp_read_sock() stops there).
+
+@hostile("urgent byte before the head: at most one answer, the file's")
+def t_urgent_before():
+    urgent_case([(b"U", True), (req("/small.txt"), False)], 1)
+
+
+@hostile("urgent LF before the head (an empty line): at most one answer")
+def t_urgent_before_lf():
+    urgent_case([(b"\n", True), (req("/small.txt"), False)], 1)
+
+
+@hostile("urgent CRLF before the head (an empty line): at most one answer")
+def t_urgent_before_crlf():
+    # MSG_OOB makes only the last byte urgent: the CR is ordinary.
+    urgent_case([(b"\r\n", True), (req("/small.txt"), False)], 1)
+
+
+@hostile("urgent byte inside the target: at most one answer, the file's")
+def t_urgent_inside():
+    r = req("/small.txt")
+    urgent_case([(r[:7], False), (b"U", True), (r[7:], False)], 1)
+
+
+@hostile("urgent byte inside a field line: at most one answer, the file's")
+def t_urgent_inside_field():
+    r = req("/small.txt")
+    i = r.index(b"Host:") + 2
+    urgent_case([(r[:i], False), (b"U", True), (r[i:], False)], 1)
+
+
+@hostile("urgent byte after the head: one answer, the file's")
+def t_urgent_after():
+    urgent_case([(req("/small.txt"), False), (b"U", True)], 1)
+
+
+@hostile("urgent byte right after the head, in the same write: one answer")
+def t_urgent_one_write():
+    # MSG_OOB makes the last byte of the write urgent.
+    urgent_case([(req("/small.txt") + b"U", True)], 1)
+
+
+@hostile("urgent byte between two pipelined requests: at most two answers")
+def t_urgent_between():
+    r = req("/small.txt")
+    urgent_case([(r, False), (b"U", True), (r, False)], 2)
+
+
+@hostile("urgent LF between two pipelined requests: at most two answers")
+def t_urgent_between_lf():
+    r = req("/small.txt")
+    urgent_case([(r, False), (b"\n", True), (r, False)], 2)
+
+
+@hostile("urgent LF before a request for the backend: at most one answer")
+def t_urgent_before_handoff():
+    urgent_case([(b"\n", True), (req("/small.txt?urg=1"), False)], 1)
+
+
+# ---------------------------------------------------------------------------
+# Resets
+
+@hostile("reset mid-head")
+def t_rst_head():
+    s = connect()
+    s.sendall(req("/small.txt")[:20])
+    time.sleep(0.3)
+    rst(s)
+
+
+@hostile("reset mid-body (a large file, a little read)")
+def t_rst_body():
+    s = connect(rcvbuf=16384)
+    s.sendall(req("/big.bin"))
+    got = read_n(s, 65536)
+    check(got.startswith(b"HTTP/1.1 200 "), "no 200: %s" % show(got))
+    rst(s)
+
+
+@hostile("reset while a handoff waits for the ACK of a response")
+def t_rst_handoff_wait():
+    # The client's window closes inside the first response: the rest of
+    # it stays unacknowledged in kweb's send queue, and the next request
+    # (the backend's) waits for it.
+    target = make_file("64k.bin", 65536)
+    s = connect(rcvbuf=2048)
+    s.sendall(req(target) + req("/small.txt?hostile=1"))
+    got = read_n(s, 1024)
+    check(got.startswith(b"HTTP/1.1 200 "), "no 200: %s" % show(got))
+    time.sleep(0.5)
+    rst(s)
+
+
+@hostile("reset in linger, the response read")
+def t_rst_linger_read():
+    s = connect()
+    s.sendall(req("/small.txt", close=True))
+    data, how = read_all(s)
+    resps, _ = split_responses(data)
+    check(len(resps) == 1 and resps[0][0] == 200 and how == "eof",
+          "%s: %s" % (how, show(data)))
+    rst(s)
+
+
+@hostile("reset in linger, the response unread and the client still sending")
+def t_rst_linger_unread():
+    s = connect()
+    s.sendall(req("/small.txt", close=True))
+    time.sleep(0.3)
+    for _ in range(8):
+        s.sendall(b"X" * 1000)
+        time.sleep(0.02)
+    s.recv(10)
+    rst(s)
+
+
+@hostile("reset right after a request to the backend")
+def t_rst_handoff():
+    s = connect()
+    s.sendall(req("/small.txt?hostile=2"))
+    rst(s)
+
+
+# ---------------------------------------------------------------------------
+# Half-close
+
+def half_close(target, want, server, version="HTTP/1.0"):
+    s = connect()
+    s.sendall(req(target, version=version))
+    s.shutdown(socket.SHUT_WR)
+    data, how = read_all(s, idle=CFG.timeout, limit=CFG.timeout * 3)
+    resps, rest = split_responses(data)
+    check(len(resps) == 1 and not rest,
+          "%d responses, %d bytes more, ended by %s: %s" %
+          (len(resps), len(rest), how, show(data)))
+    code, f, body = resps[0]
+    check(code == 200 and f.get("server", "").split("/")[0] == server,
+          "status %d, Server %s, want 200 from %s" %
+          (code, f.get("server"), server))
+    check(body == want, "%d body bytes, sha256 %s; want %d, %s" %
+          (len(body), hashlib.sha256(body).hexdigest()[:16], len(want),
+           hashlib.sha256(want).hexdigest()[:16]))
+    check(how == "eof", "ended by %s, want EOF" % how)
+
+
+@hostile("half-close inside the head: closed without a response")
+def t_half_mid_head():
+    s = connect()
+    s.sendall(req("/small.txt")[:20])
+    s.shutdown(socket.SHUT_WR)
+    data, how = read_all(s, idle=CFG.timeout)
+    check(not data and how in ("eof", "reset"),
+          "ended by %s after %s" % (how, show(data)))
+
+
+@hostile("half-close after the request: a small file, whole")
+def t_half_small():
+    half_close("/small.txt", docfile("small.txt"), "kweb")
+
+
+@hostile("half-close after the request: a multi-MB file, whole")
+def t_half_big():
+    half_close("/big.bin", docfile("big.bin"), "kweb")
+
+
+@hostile("half-close after the request: handed off, nginx answers whole")
+def t_half_handoff():
+    half_close("/small.txt?half=1", docfile("small.txt"), "nginx",
+               version="HTTP/1.1")
+
+
+# ---------------------------------------------------------------------------
+# TCP Fast Open
+
+def fastopen_ready():
+    with open(FASTOPEN_SYSCTL) as f:
+        v = int(f.read())
+    check(v & 0x603 == 0x603,
+          "%s is %#x: want the client (0x1), the server (0x2), no cookie "
+          "(0x200) and every listener without a socket option (0x400) "
+          "on, before kweb's listener was made" % (FASTOPEN_SYSCTL, v))
+
+
+def fastopen(data):
+    """A connection whose SYN carries data; (socket, TcpExt before)."""
+    fastopen_ready()
+    before = netstat()
+    s = new_sock()
+    # Data on the SYN without a cookie exchange first.
+    s.setsockopt(socket.IPPROTO_TCP, TCP_FASTOPEN_NO_COOKIE, 1)
+    s.sendto(data, socket.MSG_FASTOPEN, (CFG.host, CFG.port))
+    return s, before
+
+
+def fastopen_used(before):
+    after = netstat()
+    d = after.get("TCPFastOpenPassive", 0) - before.get("TCPFastOpenPassive", 0)
+    check(d >= 1, "TcpExtTCPFastOpenPassive did not grow: the SYN's data "
+          "was not taken (TCPFastOpenPassiveFail +%d)" %
+          (after.get("TCPFastOpenPassiveFail", 0) -
+           before.get("TCPFastOpenPassiveFail", 0)))
+
+
+@hostile("Fast Open: a static file requested in the SYN, exact")
+def t_tfo_static():
+    s, before = fastopen(req("/small.txt", close=True))
+    data, how = read_all(s, idle=CFG.timeout)
+    resps, rest = split_responses(data)
+    check(len(resps) == 1 and not rest and how == "eof",
+          "%d responses, ended by %s: %s" % (len(resps), how, show(data)))
+    code, f, body = resps[0]
+    check(code == 200 and f.get("server") == "kweb" and
+          body == docfile("small.txt"), "status %d, Server %s: %s" %
+          (code, f.get("server"), show(data)))
+    fastopen_used(before)
+
+
+def tfo_handoff_answer(data, how, nstatic):
+    """After nstatic static answers: nginx's whole answer, or kweb's 503
+    (a Fast Open child's request sock stays with kweb's listener) and
+    EOF. Returns which."""
+    resps, rest = split_responses(data)
+    check(len(resps) == nstatic + 1 and not rest,
+          "%d responses, want %d; ended by %s: %s" %
+          (len(resps), nstatic + 1, how, show(data)))
+    for code, f, body in resps[:nstatic]:
+        check(code == 200 and f.get("server") == "kweb" and
+              body == docfile("small.txt"), "static: %d %s" %
+              (code, f.get("server")))
+    code, f, body = resps[-1]
+    server = f.get("server", "").split("/")[0]
+    if server == "nginx":
+        check(code == 200 and body == docfile("small.txt"),
+              "nginx: %d, %s" % (code, show(body)))
+    else:
+        check(code == 503 and server == "kweb" and
+              f.get("connection") == "close" and how == "eof",
+              "want nginx's 200 or kweb's 503 + close; got %d from %s, "
+              "Connection %s, ended by %s" % (code, server,
+                                              f.get("connection"), how))
+    note("the handed-off request of a Fast Open connection: %d from %s" %
+         (code, server))
+
+
+@hostile("Fast Open: a request for the backend in the SYN: nginx's answer or "
+         "a clean 503")
+def t_tfo_handoff():
+    s, before = fastopen(req("/small.txt?tfo=1"))
+    data, how = read_all(s, idle=3.0)
+    tfo_handoff_answer(data, how, 0)
+    fastopen_used(before)
+
+
+@hostile("Fast Open: a static request in the SYN, then one for the backend")
+def t_tfo_static_then_handoff():
+    s, before = fastopen(req("/small.txt"))
+    time.sleep(0.2)
+    s.sendall(req("/small.txt?tfo=2"))
+    data, how = read_all(s, idle=3.0)
+    tfo_handoff_answer(data, how, 1)
+    fastopen_used(before)
+
+
+# ---------------------------------------------------------------------------
+# Tiny MSS
+
+@hostile("tiny MSS (TCP_MAXSEG 88): a multi-MB file, exact by sha256")
+def t_tiny_mss():
+    size = (1 if CFG.light else 4) << 20
+    target = make_file("mss.bin", size)
+    want = hashlib.sha256(docfile(target.lstrip("/"))).hexdigest()
+    s = connect(maxseg=88)
+    s.sendall(req(target, close=True))
+    data, how = read_all(s, idle=CFG.timeout, limit=CFG.timeout * 20)
+    resps, rest = split_responses(data)
+    check(len(resps) == 1 and not rest and how == "eof",
+          "%d responses, %d bytes more, ended by %s: %s" %
+          (len(resps), len(rest), how, show(data[:200])))
+    code, f, body = resps[0]
+    got = hashlib.sha256(body).hexdigest()
+    check(code == 200 and len(body) == size and got == want,
+          "status %d, %d bytes, sha256 %s; want 200, %d, %s" %
+          (code, len(body), got[:16], size, want[:16]))
+
+
+# ---------------------------------------------------------------------------
+# --hold: zero-window clients for the shell-level cases
+
+def hold():
+    socks = []
+    for _ in range(CFG.hold):
+        s = new_sock(rcvbuf=2048)
+        s.connect((CFG.host, CFG.port))
+        s.sendall(req(CFG.hold_target))
+        socks.append(s)
+    for s in socks:
+        got = read_n(s, 12)
+        if not got.startswith(b"HTTP/1.1 200"):
+            print("hold: no 200: %s" % show(got), flush=True)
+            return 1
+    print("ready %d" % len(socks), flush=True)
+    time.sleep(CFG.hold_seconds)
+    return 0
+
+
+def main():
+    global CFG
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--host", default="127.0.0.1")
+    ap.add_argument("--port", type=int, default=80)
+    ap.add_argument("--docroot", required=True)
+    ap.add_argument("--timeout", type=float, default=10.0,
+                    help="seconds a blocking call may take")
+    ap.add_argument("--close-wait", type=float, default=15.0,
+                    help="seconds kweb may take to drop a closed connection")
+    ap.add_argument("--light", action="store_true",
+                    help="smaller files (the debug kernel)")
+    ap.add_argument("--only", help="run only tests whose name matches")
+    ap.add_argument("--list", action="store_true")
+    ap.add_argument("--hold", type=int, default=0, metavar="N")
+    ap.add_argument("--hold-target", default="/big.bin")
+    ap.add_argument("--hold-seconds", type=float, default=600)
+    CFG = ap.parse_args()
+    if CFG.hold:
+        return hold()
+    if CFG.only:
+        TESTS.tests = [t for t in TESTS.tests if re.search(CFG.only, t[0])]
+    if CFG.list:
+        for name, _ in TESTS.tests:
+            print(name)
+        return 0
+    return TESTS.run()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
