@@ -165,12 +165,13 @@ fs_client() {
 }
 
 one_fs() {
-  local fs=$1 before
+  local fs=$1 before logged
   before=$(kmsg_lines)
+  logged=$(wc -l <"$LOG")
   kmsg_mark "fsmatrix $fs begin"
   if ! setup "$fs"; then
     not_ok "$TAG $fs: make and mount the filesystem"
-    tail -n 15 "$LOG" | diag 15
+    { tail -n +"$((logged + 1))" "$LOG"; kmsg_since "$before"; } | diag 20
     teardown "$fs"
     return
   fi
@@ -203,6 +204,7 @@ main() {
   say "$TAG: kernel $(uname -r), module $KO"
   mkdir -p "$BASE"
   mountpoint -q "$BASE" || mount -t tmpfs -o mode=0755,size=1g kwebfsimg "$BASE"
+  run_log modprobe loop
   local fs
   for fs in $FILESYSTEMS; do
     one_fs "$fs"
