@@ -29,6 +29,7 @@ readonly LOG=$KWEB_RESULTS/check.log
 # 100-300 s and its network fuzz up to 25 min (tests/guest/debug.sh).
 readonly GUEST_TIMEOUT=${KWEB_GUEST_TIMEOUT:-900}
 readonly DEBUG_GUEST_TIMEOUT=${KWEB_DEBUG_GUEST_TIMEOUT:-3600}
+readonly FS_GUEST_TIMEOUT=${KWEB_FS_GUEST_TIMEOUT:-1500}
 
 quick=0
 case ${1:-} in
@@ -362,7 +363,8 @@ main() {
   fi
   if ((!quick)); then
     if ((b612)); then
-      timed guest-fs612 guest fs612 "$K612_IMAGE" "$GUEST_TIMEOUT" -- \
+      # Seven filesystems, each made, filled and mounted under TCG.
+      timed guest-fs612 guest fs612 "$K612_IMAGE" "$FS_GUEST_TIMEOUT" -- \
         "$REPO/tests/guest/fsmatrix.sh" "$ko612" "$KWEB_RESULTS/fs612" fs612
     else
       not_run fs612 "filesystem matrix" "no module for 6.12"

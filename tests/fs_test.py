@@ -241,9 +241,15 @@ def main():
     @suite.test(name("file truncated while sent: short body, then EOF"))
     def _():
         path = os.path.join(top, "huge.bin")
-        s = socket.create_connection((args.host, args.port), timeout=10)
-        # A small window keeps most of the body in the file, unsent.
-        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 16384)
+        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        s.settimeout(args.timeout)
+        # A small window keeps most of the body in the file, unsent; a
+        # small MSS keeps that window many segments wide (else the sender
+        # waits for a full loopback-sized segment's room, and its zero
+        # window probes back off for seconds).
+        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_MAXSEG, 1400)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 65536)
+        s.connect((args.host, args.port))
         s.sendall(b"GET /huge.bin HTTP/1.1\r\nHost: t\r\n\r\n")
         data = b""
         while b"\r\n\r\n" not in data:
@@ -262,7 +268,8 @@ def main():
                     break
                 body += chunk
         except socket.timeout:
-            check(False, "no EOF within 10 s, %d body bytes" % len(body))
+            check(False, "no EOF within %d s, %d body bytes"
+                  % (args.timeout, len(body)))
         except ConnectionResetError:
             pass
         finally:
