@@ -214,7 +214,7 @@ def main():
         # The entry's ctime is the file's when it was cached; the clock is
         # set back to it for the rewrite, so size, ctime (and mtime) come
         # out the same and only the bytes differ.
-        for attempt in range(10):
+        for attempt in range(25):
             if attempt:
                 with open(path, "wb") as f:
                     f.write(OLD)
