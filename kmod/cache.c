@@ -4,13 +4,11 @@
  * response header needs; they are found under RCU, so softirq can answer
  * from them, and filled by the worker on a miss.
  *
- * An entry is used only while nothing it depends on changed: the dentry
- * is still hashed and names the same inode (a rename over it or an unlink
- * unhashes it), the inode's size and ctime are those it was read with (any
- * write, truncate or chmod moves ctime), and no rename happened anywhere
- * since (rename_lock's sequence), which covers a parent directory being
- * renamed. Paths that go through a symlink are not cached at all. A stale
- * entry is dropped at its next lookup and the request goes to the worker.
+ * An entry is used only while nothing it depends on changed (see
+ * cache_valid.c): its path still names the same file, whose bytes are
+ * still those of the pages it pinned. Paths that go through a symlink or
+ * cross a mount are not cached at all. A stale entry is dropped at its
+ * next lookup and the request goes to the worker.
  *
  * Memory is bounded by the pinned pages of hashed entries; eviction is
  * CLOCK over an insertion-ordered list, so a hit only sets a bit.
@@ -30,9 +28,11 @@
 
 atomic_long_t kweb_cache_pinned = ATOMIC_LONG_INIT(0);
 
-void kweb_cache_init(struct kweb_cache *c, size_t limit, size_t max_file,
+void kweb_cache_init(struct kweb_cache *c, const struct path *root,
+		     size_t limit, size_t max_file,
 		     struct kweb_stats __percpu *stats)
 {
+	c->root = *root;
 	spin_lock_init(&c->lock);
 	hash_init(c->table);
 	INIT_LIST_HEAD(&c->lru);
@@ -56,6 +56,8 @@ static void kweb_centry_free_work(struct work_struct *work)
 		put_page(e->pages[i]);
 	atomic_long_sub(kweb_centry_bytes(e), &kweb_cache_pinned);
 	kvfree(e->pages);
+	if (e->data_inode)
+		iput(e->data_inode);
 	if (e->inode)
 		iput(e->inode);
 	path_put(&e->path);
@@ -68,25 +70,6 @@ void kweb_centry_put(struct kweb_centry *e)
 {
 	if (refcount_dec_and_test(&e->ref))
 		queue_work(kweb_wq, &e->free_work);
-}
-
-/* The file's bytes are still those the entry pinned. */
-bool kweb_centry_unchanged(const struct kweb_centry *e)
-{
-	struct timespec64 ctime = inode_get_ctime(e->inode);
-
-	return i_size_read(e->inode) == e->size &&
-	       timespec64_equal(&ctime, &e->ctime);
-}
-
-/* ... and the request path still names that file. */
-bool kweb_centry_valid(const struct kweb_centry *e)
-{
-	struct dentry *d = e->path.dentry;
-
-	return raw_read_seqcount(&rename_lock.seqcount) == e->rename_seq &&
-	       !d_unhashed(d) && READ_ONCE(d->d_inode) == e->inode &&
-	       kweb_centry_unchanged(e);
 }
 
 /* Under c->lock. */
@@ -127,7 +110,7 @@ struct kweb_centry *kweb_cache_lookup(struct kweb_cache *c, const char *key,
 		if (!refcount_inc_not_zero(&e->ref))
 			break;
 		rcu_read_unlock();
-		if (!kweb_centry_valid(e)) {
+		if (!kweb_centry_valid(c, e)) {
 			kweb_cache_invalidate(c, e);
 			kweb_centry_put(e);
 			goto miss;
@@ -189,22 +172,82 @@ static void kweb_cache_insert(struct kweb_cache *c, struct kweb_centry *e)
 	spin_unlock_bh(&c->lock);
 }
 
+/* Pages read at a time while filling an entry. */
+#define KWEB_FILL_BATCH 16
+
+/*
+ * Pin the page of bv, at file position pos, as the entry's page at its
+ * index. Only page-cache pages of e->mapping at their own index may be
+ * (see cache_valid.c): not copies nor the zero page, whose truncation
+ * nothing would tell.
+ */
+static int kweb_centry_take(struct kweb_centry *e, const struct bio_vec *bv,
+			    loff_t pos)
+{
+	pgoff_t index = pos >> PAGE_SHIFT;
+
+	if (bv->bv_offset != offset_in_page(pos) ||
+	    !kweb_page_in(e->mapping, bv->bv_page, index))
+		return -EOPNOTSUPP;
+	if (index < e->nr_pages)	/* more of a page already pinned */
+		return e->pages[index] == bv->bv_page ? 0 : -EOPNOTSUPP;
+	if (index != e->nr_pages)
+		return -EOPNOTSUPP;
+	get_page(bv->bv_page);
+	e->pages[index] = bv->bv_page;
+	e->nr_pages = index + 1;
+	atomic_long_add(PAGE_SIZE, &kweb_cache_pinned);
+	return 0;
+}
+
+/* Pin every page of the file f into e. */
+static int kweb_centry_read(struct kweb_centry *e, struct kweb_file *f)
+{
+	struct bio_vec bv[KWEB_FILL_BATCH];
+	struct kweb_pages pg = { .bv = bv, .max = ARRAY_SIZE(bv) };
+	loff_t pos = 0;
+	int err = 0;
+
+	while (!err && pos < e->size) {
+		size_t want = min_t(loff_t, e->size - pos,
+				    ARRAY_SIZE(bv) * PAGE_SIZE -
+				    offset_in_page(pos));
+		ssize_t n = kweb_file_read_pages(f, pos, want, &pg);
+		unsigned int i;
+
+		if (n <= 0)
+			return n ? n : -EIO;
+		for (i = 0; i < pg.nr && !err; i++) {
+			err = kweb_centry_take(e, &bv[i], pos);
+			pos += bv[i].bv_len;
+		}
+		kweb_pages_release(&pg);
+	}
+	return err;
+}
+
 /*
  * Process context: make an entry for the open file f, served for key
- * (the normalized request path), and insert it. Returns it with a
- * reference for the caller, or NULL when the file is not cacheable or
- * changed while it was read.
+ * (the normalized request path) and found at file_path (the same, or
+ * key's index.html), and insert it. Returns it with a reference for the
+ * caller, or NULL when the file is not cacheable or changed while it was
+ * read.
  */
 struct kweb_centry *kweb_cache_fill(struct kweb_cache *c, const char *key,
-				    size_t len, struct kweb_file *f)
+				    size_t len, const char *file_path,
+				    struct kweb_file *f)
 {
-	unsigned int i, nr = DIV_ROUND_UP(f->size, PAGE_SIZE);
+	unsigned int nr = DIV_ROUND_UP(f->size, PAGE_SIZE);
+	const char *rel = file_path + 1;	/* below the docroot */
+	size_t rel_len = strlen(rel);
 	struct kweb_centry *e;
+	char *p;
 
+	/* A path crossing a mount may change with no rename: not cached. */
 	if (f->via_symlink || f->size > READ_ONCE(c->max_file) ||
-	    (f->rename_seq & 1))
+	    (f->rename_seq & 1) || f->filp->f_path.mnt != c->root.mnt)
 		return NULL;
-	e = kzalloc(struct_size(e, key, len + 1), GFP_KERNEL);
+	e = kzalloc(struct_size(e, key, len + 1 + rel_len + 1), GFP_KERNEL);
 	if (!e)
 		return NULL;
 	e->pages = kvcalloc(nr, sizeof(*e->pages), GFP_KERNEL);
@@ -218,6 +261,10 @@ struct kweb_centry *kweb_cache_fill(struct kweb_cache *c, const char *key,
 	path_get(&e->path);
 	e->inode = file_inode(f->filp);
 	ihold(e->inode);
+	/* overlayfs: the real file's, whose pages its splice_read gives. */
+	e->data_inode = d_real_inode(e->path.dentry);
+	ihold(e->data_inode);
+	e->mapping = e->data_inode->i_mapping;
 	e->size = f->size;
 	e->ctime = f->ctime;
 	e->rename_seq = f->rename_seq;
@@ -229,18 +276,13 @@ struct kweb_centry *kweb_cache_fill(struct kweb_cache *c, const char *key,
 	e->key_len = len;
 	memcpy(e->key, key, len);
 	e->hash = jhash(key, len, 0);
+	p = e->key + len + 1;
+	memcpy(p, rel, rel_len);
+	e->rel = p;
+	e->rel_len = rel_len;
 
-	for (i = 0; i < nr; i++) {
-		struct folio *folio = kweb_file_folio(f, i);
-
-		if (IS_ERR(folio))
-			goto drop;
-		/* The folio reference is kept, owned by this page slot. */
-		e->pages[i] = folio_file_page(folio, i);
-		e->nr_pages = i + 1;
-		atomic_long_add(PAGE_SIZE, &kweb_cache_pinned);
-	}
-	if (!kweb_centry_valid(e))
+	if (kweb_centry_read(e, f) || e->nr_pages != nr ||
+	    !kweb_centry_valid(c, e))
 		goto drop;
 	kweb_cache_insert(c, e);
 	return e;

@@ -30,9 +30,13 @@ struct kweb_centry {
 	/* What makes the entry valid; see kweb_centry_valid(). */
 	struct path path;
 	struct inode *inode;
+	struct inode *data_inode;	/* whose page cache the pages are */
+	struct address_space *mapping;	/* data_inode's */
 	loff_t size;
 	struct timespec64 ctime;
-	unsigned int rename_seq;
+	unsigned int rename_seq;	/* rename_lock when path last checked */
+	const char *rel;		/* the file below the docroot: "d/f" */
+	u32 rel_len;
 
 	/* What the response needs. */
 	s64 mtime;
@@ -45,12 +49,14 @@ struct kweb_centry {
 	struct page **pages;		/* a reference on each */
 
 	u32 key_len;
-	char key[];			/* the normalized path, NUL-terminated */
+	/* The normalized path, NUL-terminated; rel's bytes follow. */
+	char key[];
 };
 
 #define KWEB_CACHE_BITS 10
 
 struct kweb_cache {
+	struct path root;		/* the docroot; its server's reference */
 	spinlock_t lock;		/* writers; taken in softirq too */
 	DECLARE_HASHTABLE(table, KWEB_CACHE_BITS);
 	struct list_head lru;		/* most recently inserted first */
@@ -63,15 +69,22 @@ struct kweb_cache {
 struct kweb_file;
 struct kweb_stats;
 
-void kweb_cache_init(struct kweb_cache *c, size_t limit, size_t max_file,
+void kweb_cache_init(struct kweb_cache *c, const struct path *root,
+		     size_t limit, size_t max_file,
 		     struct kweb_stats __percpu *stats);
 struct kweb_centry *kweb_cache_lookup(struct kweb_cache *c, const char *key,
 				      size_t len);
 struct kweb_centry *kweb_cache_fill(struct kweb_cache *c, const char *key,
-				    size_t len, struct kweb_file *f);
-bool kweb_centry_valid(const struct kweb_centry *e);
-bool kweb_centry_unchanged(const struct kweb_centry *e);
+				    size_t len, const char *file_path,
+				    struct kweb_file *f);
 void kweb_centry_put(struct kweb_centry *e);
+
+/* cache_valid.c: whether an entry may still be served, in any context. */
+bool kweb_page_in(const struct address_space *mapping, struct page *page,
+		  pgoff_t index);
+bool kweb_centry_valid(const struct kweb_cache *c, struct kweb_centry *e);
+bool kweb_centry_unchanged(const struct kweb_centry *e);
+bool kweb_centry_page_ok(const struct kweb_centry *e, pgoff_t index);
 unsigned int kweb_cache_flush(struct kweb_cache *c);
 unsigned int kweb_cache_flush_key(struct kweb_cache *c, const char *key,
 				  size_t len);

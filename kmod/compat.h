@@ -41,14 +41,13 @@ static inline int kweb_tcp_send_page(struct sock *sk, struct page *page,
 #endif
 }
 
-/* A page-cache lookup: NULL on a miss in 6.1, an ERR_PTR since 6.4. */
-static inline struct folio *kweb_filemap_get_folio(struct address_space *m,
-						   pgoff_t index)
-{
-	struct folio *folio = filemap_get_folio(m, index);
-
-	return IS_ERR_OR_NULL(folio) ? NULL : folio;
-}
+/*
+ * Reading a file's pages needs nothing here: both kernels have the
+ * exported splice_direct_to_actor() and __splice_from_pipe() that
+ * file.c uses. On 6.1 most filesystems splice through
+ * generic_file_splice_read() (a read_iter into an ITER_PIPE), which hands
+ * out page-cache page references as 6.12's filemap_splice_read() does.
+ */
 
 /*
  * open(2)'s permission check for reading, with the mount's idmapping:

@@ -1,18 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Files under the docroot: resolve a normalized request path without ever
- * leaving the docroot, check that the result may be served, and reach its
- * page-cache folios. Runs in process context (lookups and reads sleep).
+ * leaving the docroot, check that the result may be served, and read its
+ * pages. Runs in process context (lookups and reads sleep).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/cred.h>
 #include <linux/dcache.h>
 #include <linux/fs.h>
-#include <linux/magic.h>
+#include <linux/fsnotify.h>
 #include <linux/namei.h>
 #include <linux/pagemap.h>
-#include <linux/shmem_fs.h>
+#include <linux/splice.h>
 #include <linux/stat.h>
 
 #include "compat.h"
@@ -146,36 +146,84 @@ void kweb_file_close(struct kweb_file *f)
 }
 
 /*
- * The uptodate folio holding page index of the file, with a reference, or
- * an ERR_PTR. Misses start readahead so large files are not read one page
- * at a time.
+ * A pipe buffer's bytes as bio_vecs, one page at a time (a buffer may
+ * hold a large folio), each with a reference of its own; bytes that
+ * continue the last page extend its bio_vec, as nfsd_splice_actor() does.
+ * Stops when pg is full: splice_direct_to_actor() then drops the rest.
  */
-struct folio *kweb_file_folio(struct kweb_file *f, pgoff_t index)
+static int kweb_pages_actor(struct pipe_inode_info *pipe,
+			    struct pipe_buffer *buf, struct splice_desc *sd)
+{
+	struct kweb_pages *pg = sd->u.data;
+	struct page *page = buf->page + buf->offset / PAGE_SIZE;
+	unsigned int off = offset_in_page(buf->offset);
+	unsigned int left = sd->len;
+
+	while (left) {
+		unsigned int part = min_t(unsigned int, left, PAGE_SIZE - off);
+		struct bio_vec *last = pg->nr ? &pg->bv[pg->nr - 1] : NULL;
+
+		if (last && last->bv_page == page &&
+		    last->bv_offset + last->bv_len == off) {
+			last->bv_len += part;
+		} else if (pg->nr < pg->max) {
+			get_page(page);
+			bvec_set_page(&pg->bv[pg->nr++], page, part, off);
+		} else {
+			break;
+		}
+		left -= part;
+		page++;
+		off = 0;
+	}
+	return sd->len - left;
+}
+
+static int kweb_direct_actor(struct pipe_inode_info *pipe,
+			     struct splice_desc *sd)
+{
+	return __splice_from_pipe(pipe, sd, kweb_pages_actor);
+}
+
+void kweb_pages_release(struct kweb_pages *pg)
+{
+	while (pg->nr)
+		put_page(pg->bv[--pg->nr].bv_page);
+}
+
+/*
+ * References to the pages holding bytes [pos, pos + len) of f, or fewer,
+ * in pg (emptied first). They come from the filesystem's own splice_read,
+ * as for nfsd_splice_read(): overlayfs passes it on to the real file,
+ * NFS and FUSE revalidate, tmpfs has its own, and the read's permission
+ * (LSM, fanotify) and access (atime, fsnotify) hooks all run. The pages
+ * are mostly the page cache's, but may also be copies (O_DIRECT-like
+ * reads) or the zero page (a hole in tmpfs). Runs with the rights the
+ * file was opened with. Returns the bytes pg covers, 0 at end of file,
+ * or an error. Process context: reading sleeps.
+ */
+ssize_t kweb_file_read_pages(struct kweb_file *f, loff_t pos, size_t len,
+			     struct kweb_pages *pg)
 {
 	struct file *filp = f->filp;
-	struct address_space *mapping = filp->f_mapping;
-	struct folio *folio;
-	struct page *page;
+	struct splice_desc sd = {
+		.total_len = len,
+		.pos = pos,
+		.u.data = pg,
+	};
+	const struct cred *old;
+	ssize_t n;
 
-	/* tmpfs has no ->read_folio; it has its own entry point. */
-	if (file_inode(filp)->i_sb->s_magic == TMPFS_MAGIC) {
-		page = shmem_read_mapping_page_gfp(mapping, index,
-						   mapping_gfp_mask(mapping));
-		return IS_ERR(page) ? ERR_CAST(page) : page_folio(page);
-	}
-	if (!mapping->a_ops->read_folio)
-		return ERR_PTR(-EOPNOTSUPP);
-
-	folio = kweb_filemap_get_folio(mapping, index);
-	if (folio) {
-		if (folio_test_uptodate(folio))
-			return folio;
-		folio_put(folio);
-	} else {
-		pgoff_t last = (f->size - 1) >> PAGE_SHIFT;
-
-		page_cache_sync_readahead(mapping, &filp->f_ra, filp, index,
-					  last - index + 1);
-	}
-	return read_mapping_folio(mapping, index, filp);
+	kweb_pages_release(pg);
+	n = rw_verify_area(READ, filp, &pos, len);
+	if (n)
+		return n;
+	old = override_creds(filp->f_cred);
+	n = splice_direct_to_actor(filp, &sd, kweb_direct_actor);
+	revert_creds(old);
+	if (n > 0)
+		fsnotify_access(filp);
+	else
+		kweb_pages_release(pg);
+	return n;
 }

@@ -6,6 +6,7 @@
 #ifndef KWEB_H
 #define KWEB_H
 
+#include <linux/bvec.h>
 #include <linux/in6.h>
 #include <linux/kref.h>
 #include <linux/list.h>
@@ -182,6 +183,16 @@ struct kweb_file {
 	u32 mime_gen;			/* kweb_mime_generation() before it */
 };
 
+/* Page references for a run of a file's bytes: see kweb_file_read_pages(). */
+struct kweb_pages {
+	struct bio_vec *bv;		/* max of them, nr filled */
+	unsigned int nr;
+	unsigned int max;
+};
+
+/* Pages a file body is sent from at a time, per connection sending one. */
+#define KWEB_SEND_BATCH 16
+
 /*
  * The response in flight: a header, then [pos, end) of the body, from a
  * cache entry (which softirq can send) or else from an open file.
@@ -192,6 +203,9 @@ struct kweb_response {
 	unsigned int hdr_sent;
 	struct kweb_centry *entry;
 	struct kweb_file file;
+	/* A file's next pages, from bv[next]; bv only while sending one. */
+	struct kweb_pages batch;
+	unsigned int next;
 	loff_t pos;
 	loff_t end;
 	bool keep_alive;
@@ -318,7 +332,9 @@ void kweb_ident_exit(struct kweb_ident *id);
 int kweb_file_open(struct kweb_server *srv, char *path, size_t len,
 		   struct kweb_file *f);
 void kweb_file_close(struct kweb_file *f);
-struct folio *kweb_file_folio(struct kweb_file *f, pgoff_t index);
+ssize_t kweb_file_read_pages(struct kweb_file *f, loff_t pos, size_t len,
+			     struct kweb_pages *pg);
+void kweb_pages_release(struct kweb_pages *pg);
 
 /* send.c: non-blocking sends on a locked socket. */
 int kweb_send_response(struct kweb_conn *conn);

@@ -7,6 +7,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/fs.h>
+#include <linux/slab.h>
 #include <linux/timekeeping.h>
 
 #include "http_cond.h"
@@ -92,6 +93,10 @@ void kweb_response_release(struct kweb_response *resp)
 	if (resp->entry)
 		kweb_centry_put(resp->entry);
 	resp->entry = NULL;
+	kweb_pages_release(&resp->batch);
+	kfree(resp->batch.bv);
+	resp->batch.bv = NULL;
+	resp->batch.max = 0;
 	kweb_file_close(&resp->file);
 	resp->pos = 0;
 	resp->end = 0;
@@ -352,8 +357,9 @@ enum kweb_route kweb_request_handle(struct kweb_conn *conn,
 		kweb_reply_error(conn, &rp, status);
 		return KWEB_ROUTE_SERVE;
 	}
+	/* The file opened is conn->path: key's index.html for a "dir/". */
 	e = kweb_cache_fill(&conn->srv->cache, conn->path, t.path_len,
-			    &conn->resp.file);
+			    conn->path, &conn->resp.file);
 	if (e) {
 		kweb_file_close(&conn->resp.file);
 		kweb_reply_entry(conn, &rp, req, e);

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Sending a response on a locked TCP socket without blocking: the header
- * from a buffer, the body as page-cache pages handed to TCP (zero-copy).
+ * from a buffer, the body as the file's pages handed to TCP (zero-copy).
  * A full send buffer returns -EAGAIN; sk_write_space brings us back.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/highmem.h>
 #include <linux/pagemap.h>
+#include <linux/slab.h>
 #include <net/tcp.h>
 
 #include "compat.h"
@@ -34,59 +35,47 @@ static int kweb_send_copy(struct sock *sk, struct page *page, int offset,
 	return n;
 }
 
-/* The page holding r->pos, with a reference, from the entry or the file. */
-static struct page *kweb_body_page(struct kweb_response *r)
+/* Part of one page: by reference where TCP may keep one, else copied. */
+static int kweb_send_page(struct kweb_conn *conn, struct page *page,
+			  size_t off, size_t len, int flags)
 {
-	pgoff_t index = r->pos >> PAGE_SHIFT;
-	struct folio *folio;
+	int n;
 
-	/*
-	 * A file rewritten or truncated under us: never send what is not
-	 * the file's; the caller closes and the client sees a short body.
-	 */
-	if (r->entry) {
-		if (!kweb_centry_unchanged(r->entry))
-			return ERR_PTR(-ESTALE);
-		get_page(r->entry->pages[index]);
-		return r->entry->pages[index];
+	if (sendpage_ok(page)) {
+		n = kweb_tcp_send_page(conn->sk, page, off, len, flags);
+		if (n > 0)
+			kweb_stat_add(conn->srv->stats, KWEB_STAT_BODY_SPLICED, n);
+	} else {
+		n = kweb_send_copy(conn->sk, page, off, len, flags);
+		if (n > 0)
+			kweb_stat_add(conn->srv->stats, KWEB_STAT_BODY_COPIED, n);
 	}
-	if (r->pos >= i_size_read(file_inode(r->file.filp)))
-		return ERR_PTR(-EIO);
-	folio = kweb_file_folio(&r->file, index);
-	if (IS_ERR(folio))
-		return ERR_CAST(folio);
-	return folio_file_page(folio, index);
+	return n;
 }
 
-/* Never sleeps with a cache entry; may with a file (reading it in). */
-static int kweb_send_body(struct kweb_conn *conn)
+/* From a cache entry, whose pages it holds: never sleeps. */
+static int kweb_send_entry(struct kweb_conn *conn)
 {
 	struct kweb_response *r = &conn->resp;
+	struct kweb_centry *e = r->entry;
 
 	while (r->pos < r->end) {
+		pgoff_t index = r->pos >> PAGE_SHIFT;
 		size_t off = offset_in_page(r->pos);
 		size_t len = min_t(loff_t, PAGE_SIZE - off, r->end - r->pos);
 		int flags = MSG_DONTWAIT;
-		struct page *page;
 		int n;
 
-		page = kweb_body_page(r);
-		if (IS_ERR(page))
-			return PTR_ERR(page);
+		/*
+		 * A file rewritten or truncated under us: never send what is
+		 * not the file's; the caller closes and the client sees a
+		 * short body.
+		 */
+		if (!kweb_centry_unchanged(e) || !kweb_centry_page_ok(e, index))
+			return -ESTALE;
 		if (r->pos + len < r->end)
 			flags |= MSG_MORE;
-		if (sendpage_ok(page)) {
-			n = kweb_tcp_send_page(conn->sk, page, off, len, flags);
-			if (n > 0)
-				kweb_stat_add(conn->srv->stats,
-					      KWEB_STAT_BODY_SPLICED, n);
-		} else {
-			n = kweb_send_copy(conn->sk, page, off, len, flags);
-			if (n > 0)
-				kweb_stat_add(conn->srv->stats,
-					      KWEB_STAT_BODY_COPIED, n);
-		}
-		put_page(page);
+		n = kweb_send_page(conn, e->pages[index], off, len, flags);
 		if (n < 0)
 			return n;
 		if (!n)
@@ -94,6 +83,68 @@ static int kweb_send_body(struct kweb_conn *conn)
 		r->pos += n;
 	}
 	return 0;
+}
+
+/*
+ * From the open file, up to KWEB_SEND_BATCH pages read at a time into
+ * r->batch, whose references last until the next read or the response's
+ * release. May sleep reading. A body shorter than promised (the file was
+ * truncated, or cannot be read) is an error: the caller closes.
+ */
+static int kweb_send_file(struct kweb_conn *conn)
+{
+	struct kweb_response *r = &conn->resp;
+	struct kweb_pages *pg = &r->batch;
+
+	if (!pg->bv) {
+		pg->bv = kmalloc_array(KWEB_SEND_BATCH, sizeof(*pg->bv),
+				       GFP_KERNEL);
+		if (!pg->bv)
+			return -ENOMEM;
+		pg->max = KWEB_SEND_BATCH;
+		pg->nr = 0;
+		r->next = 0;
+	}
+	while (r->pos < r->end) {
+		struct bio_vec *bv;
+		int flags = MSG_DONTWAIT;
+		int n;
+
+		if (r->next == pg->nr) {
+			size_t want = min_t(loff_t, r->end - r->pos,
+					    KWEB_SEND_BATCH * PAGE_SIZE -
+					    offset_in_page(r->pos));
+			ssize_t got = kweb_file_read_pages(&r->file, r->pos,
+							   want, pg);
+
+			r->next = 0;
+			if (got <= 0)
+				return got ? got : -EIO;
+		}
+		bv = &pg->bv[r->next];
+		if (r->pos + bv->bv_len < r->end)
+			flags |= MSG_MORE;
+		n = kweb_send_page(conn, bv->bv_page, bv->bv_offset,
+				   bv->bv_len, flags);
+		if (n < 0)
+			return n;
+		if (!n)
+			return -EAGAIN;
+		r->pos += n;
+		bv->bv_offset += n;
+		bv->bv_len -= n;
+		if (!bv->bv_len)
+			r->next++;
+	}
+	return 0;
+}
+
+/* Never sleeps with a cache entry; may with a file (reading it in). */
+static int kweb_send_body(struct kweb_conn *conn)
+{
+	if (conn->resp.pos >= conn->resp.end)
+		return 0;
+	return conn->resp.entry ? kweb_send_entry(conn) : kweb_send_file(conn);
 }
 
 int kweb_send_response(struct kweb_conn *conn)

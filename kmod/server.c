@@ -196,7 +196,8 @@ struct kweb_server *kweb_server_create(struct net *net,
 	srv->addr6 = args->addr6;
 	kweb_config_get(&cfg);
 	srv->limits = cfg.limits;
-	kweb_cache_init(&srv->cache, kweb_cache_limit_bytes(cfg.cache_size),
+	kweb_cache_init(&srv->cache, &srv->docroot,
+			kweb_cache_limit_bytes(cfg.cache_size),
 			kweb_cache_max_file_bytes(cfg.cache_max_file),
 			srv->stats);
 	spin_lock_init(&srv->conns_lock);

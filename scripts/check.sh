@@ -5,6 +5,7 @@
 #   debug     debug 6.12 (KASAN, lockdep, kmemleak): KUnit + integration
 #   stock61   Debian's 6.1: integration
 #   stock612  Debian's 6.12: integration
+#   fs612     Debian's 6.12: the filesystem matrix (tests/guest/fsmatrix.sh)
 #   bench     Debian's 6.12: one short round of `make bench` (--smoke)
 # Every step is one or more test lines ("ok - ..." / "not ok - ..."); a step
 # that cannot run (say, its build failed) is a failing line, never an abort
@@ -30,6 +31,7 @@ readonly LOG=$KWEB_RESULTS/check.log
 # to 25 min (tests/guest/debug.sh).
 readonly GUEST_TIMEOUT=${KWEB_GUEST_TIMEOUT:-1800}
 readonly DEBUG_GUEST_TIMEOUT=${KWEB_DEBUG_GUEST_TIMEOUT:-3600}
+readonly FS_GUEST_TIMEOUT=${KWEB_FS_GUEST_TIMEOUT:-1500}
 
 quick=0
 case ${1:-} in
@@ -360,6 +362,15 @@ main() {
       "$REPO/tests/guest/integration.sh" "$ko612" "$KWEB_RESULTS/stock612" stock612
   else
     not_run stock612 "integration tests" "no module for 6.12"
+  fi
+  if ((!quick)); then
+    if ((b612)); then
+      # Seven filesystems, each made, filled and mounted under TCG.
+      timed guest-fs612 guest fs612 "$K612_IMAGE" "$FS_GUEST_TIMEOUT" -- \
+        "$REPO/tests/guest/fsmatrix.sh" "$ko612" "$KWEB_RESULTS/fs612" fs612
+    else
+      not_run fs612 "filesystem matrix" "no module for 6.12"
+    fi
   fi
   # One short benchmark round, so that `make bench` keeps working; its
   # numbers are never asserted.

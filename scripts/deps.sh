@@ -18,6 +18,8 @@ set -euo pipefail
 #  python3-yaml python3-jsonschema  the kernel's YNL generator and CLI
 #                      (scripts/ynl-regen.sh, tests/ctl_test.py)
 #  libmnl-dev pkg-config  userctl/kwebctl
+#  xfsprogs btrfs-progs squashfs-tools nfs-kernel-server  the filesystem
+#                      matrix (tests/guest/fsmatrix.sh; e2fsprogs for ext4)
 readonly APT_PACKAGES=(
   linux-image-amd64 linux-headers-amd64
   linux-image-6.12-amd64 linux-headers-6.12-amd64
@@ -29,6 +31,7 @@ readonly APT_PACKAGES=(
   python3-matplotlib
   python3-yaml python3-jsonschema
   libmnl-dev pkg-config
+  xfsprogs btrfs-progs squashfs-tools nfs-kernel-server
 )
 # The virtme-ng release the scripts were written against (exit status and
 # --verbose console behaviour were checked with it).
