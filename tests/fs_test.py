@@ -188,14 +188,12 @@ def main():
         r = get("/escape.txt")
         check(r.code == 403, "status %d, not 403" % r.code)
 
-    # Depends on the unprivileged identity work (issue 14, defect 7):
-    # until files are opened with an identity that cannot enter a 0700
-    # root directory, kweb (as root) serves it and this fails.
-    @suite.test(name("file inside a 0700 root directory: 403 or 404 "
-                     "(needs the unprivileged identity)"))
+    # Files are opened as nobody, with no capabilities: a 0700 root
+    # directory cannot be searched, and nginx's answer to that is 403.
+    @suite.test(name("file inside a 0700 root directory: 403"))
     def _():
         r = get("/private/secret.txt")
-        check(r.code in (403, 404), "status %d, %s" %
+        check(r.code == 403, "status %d, %s" %
               (r.code, httplib_raw.show(r.body)))
 
     if args.copied_up:
