@@ -83,7 +83,6 @@ void kweb_centry_put(struct kweb_centry *e);
 bool kweb_page_in(const struct address_space *mapping, struct page *page,
 		  pgoff_t index);
 bool kweb_centry_valid(const struct kweb_cache *c, struct kweb_centry *e);
-bool kweb_centry_unchanged(const struct kweb_centry *e);
 bool kweb_centry_page_ok(const struct kweb_centry *e, pgoff_t index);
 unsigned int kweb_cache_flush(struct kweb_cache *c);
 unsigned int kweb_cache_flush_key(struct kweb_cache *c, const char *key,

@@ -45,7 +45,7 @@ bool kweb_page_in(const struct address_space *mapping, struct page *page,
 }
 
 /* The file's size and ctime are still those the entry was read with. */
-bool kweb_centry_unchanged(const struct kweb_centry *e)
+static bool kweb_centry_unchanged(const struct kweb_centry *e)
 {
 	struct timespec64 ctime = inode_get_ctime(e->inode);
 

@@ -250,8 +250,15 @@ static enum kweb_read kweb_conn_read(struct kweb_conn *conn, bool atomic)
 		return KWEB_READ_WAIT;
 	}
 	if (atomic) {
-		if (res != KWEB_PARSE_OK || !kweb_request_cached(conn, &req))
+		if (res != KWEB_PARSE_OK || !kweb_request_cached(conn, &req)) {
+			/*
+			 * The head is whole: the header timeout no longer
+			 * applies, whenever the worker gets to it (nginx's
+			 * client_header_timeout stops there too).
+			 */
+			kweb_conn_arm(conn, conn->srv->limits.send_timeout);
 			return KWEB_READ_WORKER;
+		}
 		kweb_stat_add(conn->srv->stats, KWEB_STAT_REQ_SOFTIRQ, 1);
 	} else {
 		why = kweb_request_handle(conn, res, &req);

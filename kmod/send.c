@@ -67,11 +67,13 @@ static int kweb_send_entry(struct kweb_conn *conn)
 		int n;
 
 		/*
-		 * A file rewritten or truncated under us: never send what is
-		 * not the file's; the caller closes and the client sees a
-		 * short body.
+		 * A file truncated under us: never send what is no longer
+		 * the file's; the caller closes and the client sees a short
+		 * body. Only the page matters: bytes written in place are in
+		 * it, and a file renamed over or unlinked (which moves its
+		 * ctime) keeps its pages and is sent whole, as nginx does.
 		 */
-		if (!kweb_centry_unchanged(e) || !kweb_centry_page_ok(e, index))
+		if (!kweb_centry_page_ok(e, index))
 			return -ESTALE;
 		if (r->pos + len < r->end)
 			flags |= MSG_MORE;
