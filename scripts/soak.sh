@@ -55,7 +55,7 @@ main() {
       # trip per access made boot take minutes), and more time for what
       # KASAN and lockdep slow down.
       vm_args=(--root-cache loose)
-      guest_env=(KWEB_SOAK_CLIENT_TIMEOUT=30 KWEB_SOAK_MARGIN=15
+      guest_env=(KWEB_SOAK_CLIENT_TIMEOUT=60 KWEB_SOAK_MARGIN=15
         KWEB_CLOSE_WAIT=6)
       ;;
     6.12|6.1)

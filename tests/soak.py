@@ -36,6 +36,7 @@ from httplib_raw import (Connection, NoResponse, ProtocolError,  # noqa: E402
                          Timeout, show)
 
 MAX_KEPT = 20           # failures kept verbatim per component
+MAX_TEXT = 3000         # characters kept of each
 
 
 class Stats:
@@ -62,7 +63,8 @@ class Stats:
         with self.lock:
             self.failures += 1
             if len(self.first) < MAX_KEPT:
-                self.first.append("%.1f s: %s" % (time.monotonic() - self.t0, msg))
+                self.first.append("%.1f s: %s" % (time.monotonic() - self.t0,
+                                                  msg[:MAX_TEXT]))
         print("# %s failure: %s" % (self.component, msg), flush=True)
 
     def write(self):
@@ -134,14 +136,48 @@ def cmd_handoff(args):
         name, fn, targs, factor = tests[i % len(tests)]
         i += 1
         ctx = ho.Ctx(args.timeout * factor)
+        # Just before the deadline, both ends of the exchange's sockets as
+        # the kernel has them: where the bytes of an answer that never
+        # came are (unread at kweb, at nginx, or with us).
+        seen = []
+        t0 = time.monotonic()
+        timer = threading.Timer(max(0.0, ctx.deadline - t0 - 2),
+                                lambda: seen.append(socket_states(ctx.conns)))
+        timer.start()
         ho.run_one(fn, targs, ctx)
+        timer.cancel()
         st.add("exchanges")
         if ctx.errors:
             raw = (" response: " + show(ctx.fail_raw, 200)
                    if ctx.fail_raw is not None else "")
-            st.fail("%s: %s%s" % (name, "; ".join(ctx.errors[:3]), raw))
+            st.fail("%s (%.1f s): %s%s%s" % (
+                name, time.monotonic() - t0, "; ".join(ctx.errors[:3]), raw,
+                "; sockets 2 s before the deadline: " + seen[0] if seen else ""))
     st.counts["distinct"] = len(tests)
     return st.write()
+
+
+def socket_states(conns):
+    """`ss -tnoi` for both ends of these connections, one line each."""
+    ports = set()
+    for c in conns:
+        try:
+            ports.add(":%d " % c.sock.getsockname()[1])
+        except OSError:
+            pass
+    try:
+        out = subprocess.run(["ss", "-Htnoi"], capture_output=True, text=True,
+                             timeout=30).stdout
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return "ss: %s" % e
+    entries = []
+    for line in out.splitlines():
+        if line[:1].isspace() and entries:
+            entries[-1] += " |" + " ".join(line.split())
+        else:
+            entries.append(" ".join(line.split()))
+    return " // ".join(e for e in entries if any(p in e + " " for p in ports)) \
+        or "none left"
 
 
 # ---------------------------------------------------------------------------
