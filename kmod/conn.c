@@ -432,12 +432,87 @@ static void kweb_sk_abort(struct sock *sk)
 	sock_no_linger(sk);
 }
 
+/*
+ * A socket closed with a FIN may live on as an orphan for minutes
+ * (retransmitting its FIN, probing a zero window). Each is remembered
+ * until it is gone, so that the server's stop can reset what is left.
+ */
+struct kweb_closing {
+	struct list_head node;
+	struct sock *sk;
+};
+
+static void kweb_closing_free(struct list_head *list)
+{
+	struct kweb_closing *c, *tmp;
+
+	list_for_each_entry_safe(c, tmp, list, node) {
+		sock_put(c->sk);
+		kfree(c);
+	}
+}
+
+/*
+ * Remember c->sk, and forget up to two that are gone, looking at four
+ * at most: the oldest, rotated to the back while they live on. O(1) per
+ * close, and the list stays near the number of orphans still alive.
+ */
+static void kweb_closing_add(struct kweb_server *srv, struct kweb_closing *c)
+{
+	struct kweb_closing *old, *tmp;
+	unsigned int looked = 0, freed = 0;
+	LIST_HEAD(gone);
+
+	spin_lock(&srv->conns_lock);
+	list_for_each_entry_safe(old, tmp, &srv->closing, node) {
+		if (looked++ == 4 || freed == 2)
+			break;
+		if (inet_sk_state_load(old->sk) == TCP_CLOSE) {
+			list_move(&old->node, &gone);
+			freed++;
+		} else {
+			list_move_tail(&old->node, &srv->closing);
+		}
+	}
+	if (inet_sk_state_load(c->sk) == TCP_CLOSE)
+		list_add(&c->node, &gone);
+	else
+		list_add_tail(&c->node, &srv->closing);
+	spin_unlock(&srv->conns_lock);
+	kweb_closing_free(&gone);
+}
+
+/* The server's stop: reset the orphans left, and forget them. */
+static void kweb_closing_abort(struct kweb_server *srv)
+{
+	struct kweb_closing *c;
+	LIST_HEAD(list);
+
+	spin_lock(&srv->conns_lock);
+	list_splice_init(&srv->closing, &list);
+	spin_unlock(&srv->conns_lock);
+	list_for_each_entry(c, &list, node)
+		tcp_abort(c->sk, ECONNABORTED);
+	kweb_closing_free(&list);
+}
+
 static void kweb_conn_close(struct kweb_conn *conn)
 {
+	struct kweb_closing *c = NULL;
+
 	kweb_conn_detach(conn, true);
-	if (READ_ONCE(conn->abort))
+	if (!READ_ONCE(conn->abort))
+		c = kmalloc(sizeof(*c), GFP_KERNEL);
+	if (c) {
+		c->sk = conn->sk;
+		sock_hold(c->sk);
+	} else {
 		kweb_sk_abort(conn->sk);
+	}
 	sock_release(conn->sock);
+	/* Before the unlisting, which kweb_conns_stop() waits for. */
+	if (c)
+		kweb_closing_add(conn->srv, c);
 	if (conn->req)
 		reqsk_put(conn->req);
 	/* A handoff that the server's stop overtook. */
@@ -597,6 +672,7 @@ void kweb_conns_stop(struct kweb_server *srv)
 	}
 	spin_unlock(&srv->conns_lock);
 	wait_event(srv->conns_wq, !READ_ONCE(srv->nr_conns));
+	kweb_closing_abort(srv);
 }
 
 int kweb_conn_init(void)

@@ -147,6 +147,7 @@ struct kweb_server {
 	unsigned int nr_conns;
 	bool stopping;
 	wait_queue_head_t conns_wq;	/* woken when nr_conns drops to 0 */
+	struct list_head closing;	/* sockets closed, maybe not yet gone */
 };
 
 enum kweb_conn_state {
