@@ -89,10 +89,11 @@ main() {
   ko=$REPO/build/$(basename "$kdir")/kweb.ko
   [[ -r $ko ]] || die "no $ko after the build"
 
-  # Boot (the debug kernel: up to 300 s under TCG), the soak, then the
-  # clients' last rounds, kmemleak's scans and rmmod.
+  # Boot and setup (the debug kernel: 300 s under TCG, 900 on a busy
+  # host), the soak, then the clients' last rounds, kmemleak's scans and
+  # rmmod.
   local secs=$((minutes * 60)) timeout_s
-  timeout_s=$((secs + $([[ $kernel == debug ]] && echo 1500 || echo 900)))
+  timeout_s=$((secs + $([[ $kernel == debug ]] && echo 2400 || echo 900)))
   say "booting $(basename "$image") for a ${minutes}-minute soak" \
     "(timeout ${timeout_s}s); results in $dir"
   local rc=0
