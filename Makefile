@@ -10,6 +10,8 @@
 # make bench      kweb against nginx in a 2-vCPU guest (KERNEL=6.12 or 6.1;
 #                 KVM=1 to use KVM; BENCH_ARGS="--rounds 7" to bench/guest.py)
 # make bench-smoke  the same, one short round (also part of make check)
+# make soak       10 minutes of everything at once on the debug kernel
+#                 (SOAK_ARGS="--kernel 6.12 --minutes 2" for a quicker loop)
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
 BUILD ?= $(CURDIR)/build/$(notdir $(realpath $(KDIR)))
@@ -52,8 +54,11 @@ bench:
 bench-smoke:
 	scripts/bench.sh --kernel $(KERNEL) --smoke $(if $(filter 1,$(KVM)),--kvm)
 
+soak:
+	scripts/soak.sh $(SOAK_ARGS)
+
 clean:
 	rm -rf build
 	$(MAKE) -C userctl clean
 
-.PHONY: all modules run check quick lint ynl-regen kwebctl bench bench-smoke clean
+.PHONY: all modules run check quick lint ynl-regen kwebctl bench bench-smoke soak clean

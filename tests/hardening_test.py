@@ -64,13 +64,26 @@ def fetch(target, timeout=10.0):
 # ---------------------------------------------------------------------------
 # slowloris
 
-@TESTS.test("slowloris: trickling connections are cut off at header_timeout; "
-      "a normal client is answered throughout")
-def t_slowloris():
+class SlowlorisRound:
+    """What one slowloris round saw (tests/soak.py runs rounds in a loop)."""
+
+    def __init__(self, slow, limit, closed_at, latencies, errors):
+        self.slow = slow                # slow connections opened
+        self.limit = limit              # seconds they had to be closed in
+        self.closed_at = closed_at      # {index: seconds after start}
+        self.latencies = latencies      # the normal client's, seconds
+        self.errors = errors            # the normal client's failures
+        self.late = [t for t in closed_at.values() if t > limit]
+
+
+def slowloris_round(nslow):
+    """nslow connections trickle a request head one field a second until
+    the server closes them all (or limit + 5 s pass), while a normal client
+    makes one request per fresh connection and checks every answer."""
     with open(os.path.join(CFG.docroot, "small.txt"), "rb") as f:
         want = f.read()
     slow = []
-    for i in range(CFG.slow):
+    for i in range(nslow):
         s = socket.socket(family(), socket.SOCK_STREAM)
         s.settimeout(10)
         s.connect((CFG.host, CFG.port))
@@ -135,10 +148,17 @@ def t_slowloris():
         for s in slow:
             s.close()
 
-    late = [t for t in closed_at.values() if t > limit]
+    return SlowlorisRound(len(slow), limit, closed_at, latencies, errors)
+
+
+@TESTS.test("slowloris: trickling connections are cut off at header_timeout; "
+      "a normal client is answered throughout")
+def t_slowloris():
+    r = slowloris_round(CFG.slow)
+    closed_at, latencies, errors = r.closed_at, r.latencies, r.errors
     note("%d slow connections: %d closed by the server, first at %.1f s, "
          "last at %.1f s (header_timeout %d s)" %
-         (len(slow), len(closed_at),
+         (r.slow, len(closed_at),
           min(closed_at.values(), default=0),
           max(closed_at.values(), default=0), CFG.header_timeout))
     if latencies:
@@ -147,10 +167,10 @@ def t_slowloris():
              "latency median %.1f ms, p99 %.1f ms, max %.1f ms" %
              (len(q), len(errors), statistics.median(q) * 1000,
               q[min(len(q) - 1, int(len(q) * 0.99))] * 1000, q[-1] * 1000))
-    check(len(closed_at) == len(slow), "%d of %d slow connections still "
-          "open after %.0f s" % (len(slow) - len(closed_at), len(slow),
-                                 limit + 5))
-    check(not late, "%d closed later than %d s" % (len(late), limit))
+    check(len(closed_at) == r.slow, "%d of %d slow connections still "
+          "open after %.0f s" % (r.slow - len(closed_at), r.slow,
+                                 r.limit + 5))
+    check(not r.late, "%d closed later than %d s" % (len(r.late), r.limit))
     check(latencies and not errors, "normal client: %d errors, first: %s" %
           (len(errors), errors[:1]))
 
