@@ -24,12 +24,7 @@ REPO=$(cd "$HERE/../.." && pwd)
 # shellcheck source=tests/guest/lib.sh
 . "$HERE/lib.sh"
 
-KO=${1:-${KWEB_KO:-}}
-RUN_DIR=${2:-${KWEB_RUN_DIR:-}}
-TAG=${3:-${KWEB_TAG:-guest}}
-[[ -n $KO && -r $KO ]] || die "$TAG: kweb.ko given and readable (${KO:-unset})"
-[[ -n $RUN_DIR ]] || die "$TAG: results directory given"
-mkdir -p "$RUN_DIR"
+guest_args guest "$@"
 
 PORT=80
 BUSY_PORT=81

@@ -17,6 +17,22 @@ FAILED=0
 # shellcheck disable=SC2034 # used by the scripts that source this
 PY=${KWEB_PYTHON:-/usr/bin/python3}
 
+# A guest script's arguments, KWEB_KO [RESULTS_DIR [TAG]] (or the same
+# from $KWEB_KO, $KWEB_RUN_DIR, $KWEB_TAG): sets KO, RUN_DIR and TAG, the
+# latter DEFAULT_TAG if none is given.
+#   guest_args DEFAULT_TAG "$@"
+guest_args() {
+  local default_tag=$1
+  shift
+  # shellcheck disable=SC2034 # used by the scripts that source this
+  KO=${1:-${KWEB_KO:-}}
+  RUN_DIR=${2:-${KWEB_RUN_DIR:-}}
+  TAG=${3:-${KWEB_TAG:-$default_tag}}
+  [[ -n $KO && -r $KO ]] || die "$TAG: kweb.ko given and readable (${KO:-unset})"
+  [[ -n $RUN_DIR ]] || die "$TAG: results directory given"
+  mkdir -p "$RUN_DIR"
+}
+
 ok() { echo "ok - $*"; PASSED=$((PASSED + 1)); }
 not_ok() { echo "not ok - $*"; FAILED=$((FAILED + 1)); }
 # Diagnostics from stdin, at most $1 lines (default 40).
