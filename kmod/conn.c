@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Connections: adopted from a listener's accept queue, driven by their
- * socket callbacks, served by a work item under lock_sock().
+ * socket callbacks, served in softirq where nothing has to sleep and by a
+ * work item under lock_sock() otherwise.
  *
  * Lifetime: conn->ref has one reference for the owner (dropped when the
  * connection is closed) and one for each queued run of conn->work. The
@@ -13,6 +14,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/jiffies.h>
+#include <linux/log2.h>
 #include <linux/slab.h>
 #include <net/inet_connection_sock.h>
 #include <net/request_sock.h>
@@ -22,13 +24,24 @@
 #include "recv.h"
 
 struct workqueue_struct *kweb_wq;
+static struct kmem_cache *kweb_conn_cache;
+
+struct kweb_conn *kweb_conn_alloc(gfp_t gfp)
+{
+	return kmem_cache_zalloc(kweb_conn_cache, gfp);
+}
+
+void kweb_conn_free_unused(struct kweb_conn *conn)
+{
+	kmem_cache_free(kweb_conn_cache, conn);
+}
 
 static void kweb_conn_free(struct kref *ref)
 {
 	struct kweb_conn *conn = container_of(ref, struct kweb_conn, ref);
 
 	kfree(conn->buf);
-	kfree(conn);
+	kmem_cache_free(kweb_conn_cache, conn);
 }
 
 static void kweb_conn_put(struct kweb_conn *conn)
@@ -45,6 +58,19 @@ static void kweb_conn_queue(struct kweb_conn *conn)
 
 static bool kweb_conn_run(struct kweb_conn *conn, bool atomic);
 
+/* Softirq: advance conn; true if the work item has to take over. */
+static bool kweb_conn_run_atomic(struct kweb_conn *conn)
+{
+	bool worker = kweb_conn_run(conn, true);
+
+	/* A header left unsent must not stay in this CPU's scratch. */
+	if (kweb_response_hdr_keep(&conn->resp)) {
+		conn->state = KWEB_CONN_DONE;
+		worker = true;
+	}
+	return worker;
+}
+
 /*
  * Callbacks: softirq, or process context when release_sock() replays the
  * backlog; never sleep. In softirq the socket spinlock is held and the
@@ -59,17 +85,17 @@ static void kweb_conn_event(struct sock *sk, bool space)
 	conn = sk->sk_user_data;
 	if (!conn)
 		goto out;
-	/* While conn is set, sk is grafted on conn->sock. */
-	if (space)
+	/* Only TCP's write-space signal calls with space, on conn->sock. */
+	if (space && sk->sk_socket)
 		clear_bit(SOCK_NOSPACE, &sk->sk_socket->flags);
 	if (sock_owned_by_user_nocheck(sk) || !in_softirq() ||
-	    kweb_conn_run(conn, true))
+	    kweb_conn_run_atomic(conn))
 		kweb_conn_queue(conn);
 out:
 	read_unlock_bh(&sk->sk_callback_lock);
 }
 
-static void kweb_conn_data_ready(struct sock *sk)
+void kweb_conn_data_ready(struct sock *sk)
 {
 	kweb_conn_event(sk, false);
 }
@@ -106,6 +132,40 @@ static void kweb_conn_head_reset(struct kweb_conn *conn)
 	memset(&conn->scan, 0, sizeof(conn->scan));
 }
 
+/* Smallest head buffer: most request heads fit. */
+#define KWEB_BUF_MIN 512
+
+/*
+ * Room in conn->buf for every unread byte, up to max. The buffer is
+ * allocated when bytes arrive, sized to them and doubled as more come,
+ * and freed with the request it held: an idle connection holds none, a
+ * slow one about what it sent.
+ */
+static bool kweb_conn_buf_grow(struct kweb_conn *conn, size_t limit,
+			       gfp_t gfp)
+{
+	size_t want = min(kweb_recv_unread(conn->sk), limit);
+	char *buf;
+
+	if (want <= conn->buf_size)
+		return true;
+	want = min_t(size_t, max_t(size_t, roundup_pow_of_two(want),
+				   KWEB_BUF_MIN), limit);
+	buf = krealloc(conn->buf, want, gfp);
+	if (!buf)
+		return false;
+	conn->buf = buf;
+	conn->buf_size = want;
+	return true;
+}
+
+static void kweb_conn_buf_free(struct kweb_conn *conn)
+{
+	kfree(conn->buf);
+	conn->buf = NULL;
+	conn->buf_size = 0;
+}
+
 /* The response is out: linger or wait for the next request. */
 static void kweb_conn_response_done(struct kweb_conn *conn)
 {
@@ -113,6 +173,9 @@ static void kweb_conn_response_done(struct kweb_conn *conn)
 
 	kweb_log_end(conn, conn->resp.status, conn->resp.body_len);
 	kweb_response_release(&conn->resp);
+	/* The record's strings were in it; the next head is peeked anew. */
+	kweb_conn_head_reset(conn);
+	kweb_conn_buf_free(conn);
 	conn->nr_requests++;
 	if (!keep_alive) {
 		/*
@@ -121,14 +184,37 @@ static void kweb_conn_response_done(struct kweb_conn *conn)
 		 * before the client reads it.
 		 */
 		conn->state = KWEB_CONN_LINGER;
-		conn->shutdown_pending = true;
+		kweb_send_fin(conn->sk);
 		kweb_conn_arm(conn, conn->srv->limits.linger_timeout);
 		return;
 	}
 	conn->state = KWEB_CONN_READ;
-	kweb_conn_head_reset(conn);
 	conn->idle = true;
 	kweb_conn_arm(conn, conn->srv->limits.keepalive_timeout);
+}
+
+/*
+ * Give conn a struct socket of its own, once it has to wait for send
+ * space (see send.c): process context, under lock_sock().
+ */
+static int kweb_conn_sock(struct kweb_conn *conn)
+{
+	struct socket *sock;
+	int err;
+
+	if (conn->sock)
+		return 0;
+	err = sock_create_lite(conn->sk->sk_family, SOCK_STREAM, IPPROTO_TCP,
+			       &sock);
+	if (err)
+		return err;
+	/* The listener's socket may be gone: the server is stopping. */
+	sock->ops = conn->listener->ops;
+	__module_get(sock->ops->owner);
+	sock_graft(conn->sk, sock);
+	sock->state = SS_CONNECTED;
+	conn->sock = sock;
+	return 0;
 }
 
 enum kweb_read {
@@ -167,6 +253,13 @@ static bool kweb_conn_handoff_ready(struct kweb_conn *conn, bool atomic)
 	u16 status;
 
 	if (sk->sk_wmem_queued) {
+		/* Only a socket of its own hears of the ACKs: the worker's. */
+		if (atomic && !conn->sock)
+			return false;
+		if (kweb_conn_sock(conn)) {
+			conn->state = KWEB_CONN_DONE;
+			return true;
+		}
 		set_bit(SOCK_NOSPACE, &sk->sk_socket->flags);
 		kweb_conn_arm(conn, conn->srv->limits.send_timeout);
 		return false;
@@ -222,9 +315,15 @@ static enum kweb_read kweb_conn_read(struct kweb_conn *conn, bool atomic)
 		}
 	}
 
+	if (!kweb_conn_buf_grow(conn, max, atomic ? GFP_ATOMIC : GFP_KERNEL)) {
+		if (atomic)
+			return KWEB_READ_WORKER;
+		conn->state = KWEB_CONN_DONE;
+		return KWEB_READ_WAIT;
+	}
 	conn->peeked += kweb_recv_peek(sk, conn->peeked,
 				       conn->buf + conn->peeked,
-				       max - conn->peeked);
+				       conn->buf_size - conn->peeked);
 	if (!conn->peeked) {
 		if (kweb_recv_eof(sk))
 			conn->state = KWEB_CONN_DONE;
@@ -280,7 +379,6 @@ static enum kweb_read kweb_conn_read(struct kweb_conn *conn, bool atomic)
 			conn->state = KWEB_CONN_DONE;
 			return KWEB_READ_WAIT;
 		}
-		kweb_conn_head_reset(conn);
 		conn->discard = req.has_content_length ? req.content_length : 0;
 	}
 	return KWEB_READ_ANSWERED;
@@ -327,6 +425,8 @@ static bool kweb_conn_run(struct kweb_conn *conn, bool atomic)
 			return false;
 		}
 	}
+	if (!atomic && conn->state != KWEB_CONN_DONE)
+		conn->worked = true;
 
 	for (;;) {
 		switch (conn->state) {
@@ -334,12 +434,17 @@ static bool kweb_conn_run(struct kweb_conn *conn, bool atomic)
 			/* Bodies from open files are read in, which sleeps. */
 			if (atomic && conn->resp.file.filp)
 				return true;
-			err = kweb_send_response(conn);
+			err = atomic ? 0 : kweb_conn_sock(conn);
+			if (!err)
+				err = kweb_send_response(conn);
 			if (err == -EAGAIN) {
-				/* sk_write_space() brings us back. */
+				/*
+				 * sk_write_space() brings us back, once the
+				 * worker has given conn a socket to hear it.
+				 */
 				kweb_conn_arm(conn,
 					      conn->srv->limits.send_timeout);
-				return false;
+				return !conn->sock;
 			}
 			if (err) {
 				conn->state = KWEB_CONN_DONE;
@@ -361,17 +466,15 @@ static bool kweb_conn_run(struct kweb_conn *conn, bool atomic)
 			break;
 		case KWEB_CONN_HANDOFF_WAIT:
 			if (!kweb_conn_handoff_ready(conn, atomic))
-				return atomic && !conn->sk->sk_wmem_queued;
+				return atomic && (!sk->sk_wmem_queued ||
+						  !conn->sock);
 			break;
 		case KWEB_CONN_HANDOFF:
 			/* kweb_conn_work() moves it, once unlocked. */
 			return atomic;
 		case KWEB_CONN_LINGER:
-			/* Our FIN is sent from process context. */
-			if (atomic)
-				return true;
 			kweb_conn_linger(conn);
-			return false;
+			return atomic && conn->state == KWEB_CONN_DONE;
 		case KWEB_CONN_DONE:
 			return atomic;
 		}
@@ -391,7 +494,6 @@ static void kweb_conn_restore_callbacks(struct kweb_conn *conn)
 	write_unlock_bh(&sk->sk_callback_lock);
 }
 
-/* The connection leaves kweb: callbacks, timer and response go. */
 /* Body bytes of the response in flight that went out. */
 static u64 kweb_conn_body_sent(const struct kweb_response *r)
 {
@@ -419,11 +521,11 @@ static void kweb_conn_unlist(struct kweb_conn *conn)
 {
 	struct kweb_server *srv = conn->srv;
 
-	spin_lock(&srv->conns_lock);
+	spin_lock_bh(&srv->conns_lock);
 	list_del(&conn->node);
 	if (!--srv->nr_conns)
 		wake_up(&srv->conns_wq);
-	spin_unlock(&srv->conns_lock);
+	spin_unlock_bh(&srv->conns_lock);
 	kweb_conn_put(conn);
 }
 
@@ -470,7 +572,7 @@ static void kweb_closing_add(struct kweb_server *srv, struct kweb_closing *c)
 	unsigned int looked = 0, freed = 0;
 	LIST_HEAD(gone);
 
-	spin_lock(&srv->conns_lock);
+	spin_lock_bh(&srv->conns_lock);
 	list_for_each_entry_safe(old, tmp, &srv->closing, node) {
 		if (looked++ == 4 || freed == 2)
 			break;
@@ -485,7 +587,7 @@ static void kweb_closing_add(struct kweb_server *srv, struct kweb_closing *c)
 		list_add(&c->node, &gone);
 	else
 		list_add_tail(&c->node, &srv->closing);
-	spin_unlock(&srv->conns_lock);
+	spin_unlock_bh(&srv->conns_lock);
 	kweb_closing_free(&gone);
 }
 
@@ -495,9 +597,9 @@ static void kweb_closing_abort(struct kweb_server *srv)
 	struct kweb_closing *c;
 	LIST_HEAD(list);
 
-	spin_lock(&srv->conns_lock);
+	spin_lock_bh(&srv->conns_lock);
 	list_splice_init(&srv->closing, &list);
-	spin_unlock(&srv->conns_lock);
+	spin_unlock_bh(&srv->conns_lock);
 	list_for_each_entry(c, &list, node)
 		tcp_abort(c->sk, ECONNABORTED);
 	kweb_closing_free(&list);
@@ -516,7 +618,11 @@ static void kweb_conn_close(struct kweb_conn *conn)
 	} else {
 		kweb_sk_abort(conn->sk);
 	}
-	sock_release(conn->sock);
+	/* Without a socket, what sock_release() would do for a child. */
+	if (conn->sock)
+		sock_release(conn->sock);
+	else
+		conn->sk->sk_prot->close(conn->sk, 0);
 	/* Before the unlisting, which kweb_conns_stop() waits for. */
 	if (c)
 		kweb_closing_add(conn->srv, c);
@@ -526,13 +632,15 @@ static void kweb_conn_close(struct kweb_conn *conn)
 	if (conn->backend)
 		sock_put(conn->backend);
 	kweb_stat_add(conn->srv->stats, KWEB_STAT_CONN_CLOSED, 1);
+	if (!conn->worked)
+		kweb_stat_add(conn->srv->stats, KWEB_STAT_CONN_SOFTIRQ, 1);
 	kweb_conn_unlist(conn);
 }
 
 static void kweb_conn_work(struct work_struct *work)
 {
 	struct kweb_conn *conn = container_of(work, struct kweb_conn, work);
-	bool done, handoff, shutdown;
+	bool done, handoff;
 
 	if (conn->closed)
 		goto out;
@@ -541,8 +649,6 @@ static void kweb_conn_work(struct work_struct *work)
 	/* Decided under the lock: softirq may move on once it is released. */
 	done = conn->state == KWEB_CONN_DONE;
 	handoff = conn->state == KWEB_CONN_HANDOFF;
-	shutdown = conn->shutdown_pending;
-	conn->shutdown_pending = false;
 	release_sock(conn->sk);
 
 	if (done) {
@@ -553,15 +659,13 @@ static void kweb_conn_work(struct work_struct *work)
 		kweb_conn_detach(conn, false);
 		kweb_handoff(conn);
 		kweb_conn_unlist(conn);
-	} else if (shutdown) {
-		kernel_sock_shutdown(conn->sock, SHUT_WR);
 	}
 out:
 	kweb_conn_put(conn);
 }
 
-/* Close a child that never became a connection. */
-static void kweb_child_drop(struct request_sock *req, struct sock *child)
+/* Close a child that never became a connection: process context. */
+void kweb_child_drop(struct request_sock *req, struct sock *child)
 {
 	if (req)
 		reqsk_put(req);
@@ -570,79 +674,41 @@ static void kweb_child_drop(struct request_sock *req, struct sock *child)
 }
 
 /*
- * Take over a child popped from l's accept queue (process context). req is
- * kept for a later handoff; NULL for a Fast Open child, whose request the
- * listener still owns.
+ * Take over a child popped from l's accept queue, in softirq or process
+ * context: nothing here sleeps, and the child's spinlock may be held by
+ * this CPU (the listener's sk_data_ready runs under it). req is kept for
+ * a later handoff; NULL for a Fast Open child, whose request the listener
+ * still owns. The server cannot be stopping: kweb_listeners_stop() waits
+ * for every adoption before kweb_conns_stop() runs.
  */
-void kweb_conn_adopt(struct kweb_listener *l, struct request_sock *req,
-		     struct sock *child)
+void kweb_conn_adopt(struct kweb_listener *l, struct kweb_conn *conn,
+		     struct request_sock *req, struct sock *child)
 {
 	struct kweb_server *srv = l->srv;
-	struct kweb_conn *conn;
-	struct socket *sock;
-	size_t bufsz = srv->limits.max_header_size + PATH_MAX + KWEB_HDR_MAX;
-
-	/* Full: the backend may have room; existing connections go on. */
-	if (READ_ONCE(srv->nr_conns) >= srv->limits.max_connections) {
-		if (!kweb_handoff_child(l, req, child))
-			goto drop;
-		return;
-	}
-	conn = kzalloc(sizeof(*conn), GFP_KERNEL);
-	if (!conn)
-		goto drop;
-	conn->buf = kmalloc(bufsz, GFP_KERNEL);
-	if (!conn->buf)
-		goto drop_conn;
-	/*
-	 * A struct socket of our own: TCP signals send space through
-	 * sk->sk_socket (SOCK_NOSPACE), and sock_release() closes cleanly.
-	 */
-	if (sock_create_lite(child->sk_family, SOCK_STREAM, IPPROTO_TCP,
-			     &sock))
-		goto drop_conn;
-	sock->ops = l->sock->ops;
-	__module_get(sock->ops->owner);
-	sock_graft(child, sock);
-	sock->state = SS_CONNECTED;
 
 	conn->sk = child;
-	conn->sock = sock;
 	conn->req = req;
 	conn->srv = srv;
 	conn->listener = l;
-	conn->path = conn->buf + srv->limits.max_header_size;
-	conn->resp.hdr = conn->path + PATH_MAX;
 	conn->state = KWEB_CONN_READ;
 	conn->idle = true;
+	/* The accept work is process context: it counts as the worker's. */
+	conn->worked = !in_softirq();
 	kref_init(&conn->ref);
 	INIT_WORK(&conn->work, kweb_conn_work);
 	timer_setup(&conn->timer, kweb_conn_timeout, 0);
 
-	/* Responses are whole; Nagle would only delay pipelined ones. */
-	tcp_sock_set_nodelay(child);
-
-	spin_lock(&srv->conns_lock);
-	if (srv->stopping) {
-		spin_unlock(&srv->conns_lock);
-		kweb_sk_abort(child);
-		sock_release(sock);
-		if (req)
-			reqsk_put(req);
-		kfree(conn->buf);
-		kfree(conn);
-		return;
-	}
+	spin_lock_bh(&srv->conns_lock);
 	list_add(&conn->node, &srv->conns);
 	srv->nr_conns++;
-	spin_unlock(&srv->conns_lock);
+	spin_unlock_bh(&srv->conns_lock);
 	kweb_stat_add(srv->stats, KWEB_STAT_CONN_ACCEPTED, 1);
 
 	/*
 	 * Once the callbacks are ours, softirq may serve and the work item
 	 * close the connection before we get further: arm the timer first
 	 * (after the close's del_timer_sync() it would outlive conn), and
-	 * hold the reference of the run queued below from here.
+	 * hold the reference of a run queued below from here.
 	 */
 	kweb_conn_arm(conn, srv->limits.header_timeout);
 	kref_get(&conn->ref);
@@ -654,16 +720,21 @@ void kweb_conn_adopt(struct kweb_listener *l, struct request_sock *req,
 	child->sk_state_change = kweb_conn_state_change;
 	write_unlock_bh(&child->sk_callback_lock);
 
-	/* Whatever arrived before the callbacks were ours. */
-	if (!queue_work(kweb_wq, &conn->work))
+	/*
+	 * Whatever arrived before the callbacks were ours (data, a FIN, a
+	 * reset) met the listener's callback, which passes it on to
+	 * kweb_conn_data_ready() under sk_callback_lock: it found no conn
+	 * before the write_unlock above, so this sees what it saw. The
+	 * worker looks, since this CPU may hold the child's spinlock. The
+	 * common case, a child born of the handshake's last ACK, has
+	 * nothing yet: its first request will come to kweb_conn_event().
+	 */
+	if (skb_queue_empty_lockless(&child->sk_receive_queue) &&
+	    inet_sk_state_load(child) == TCP_ESTABLISHED &&
+	    !READ_ONCE(child->sk_err))
 		kweb_conn_put(conn);
-	return;
-
-drop_conn:
-	kfree(conn->buf);
-	kfree(conn);
-drop:
-	kweb_child_drop(req, child);
+	else if (!queue_work(kweb_wq, &conn->work))
+		kweb_conn_put(conn);
 }
 
 /* Close every connection of srv and wait until they are gone. */
@@ -671,13 +742,12 @@ void kweb_conns_stop(struct kweb_server *srv)
 {
 	struct kweb_conn *conn;
 
-	spin_lock(&srv->conns_lock);
-	srv->stopping = true;
+	spin_lock_bh(&srv->conns_lock);
 	list_for_each_entry(conn, &srv->conns, node) {
 		WRITE_ONCE(conn->abort, true);
 		kweb_conn_queue(conn);
 	}
-	spin_unlock(&srv->conns_lock);
+	spin_unlock_bh(&srv->conns_lock);
 	wait_event(srv->conns_wq, !READ_ONCE(srv->nr_conns));
 	kweb_closing_abort(srv);
 }
@@ -692,10 +762,18 @@ int kweb_conn_init(void)
 	 * one busy (measured: 1.5 times the connections per second unbound).
 	 */
 	kweb_wq = alloc_workqueue(KWEB_NAME, WQ_UNBOUND, 0);
-	return kweb_wq ? 0 : -ENOMEM;
+	if (!kweb_wq)
+		return -ENOMEM;
+	kweb_conn_cache = KMEM_CACHE(kweb_conn, 0);
+	if (!kweb_conn_cache) {
+		destroy_workqueue(kweb_wq);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 void kweb_conn_exit(void)
 {
 	destroy_workqueue(kweb_wq);
+	kmem_cache_destroy(kweb_conn_cache);
 }

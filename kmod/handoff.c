@@ -190,9 +190,11 @@ void kweb_handoff(struct kweb_conn *conn)
 	queued = kweb_handoff_move(conn->srv, conn->sk, conn->req,
 				   conn->backend);
 	/* sk was ungrafted from it: releasing it now frees only itself. */
-	sock->sk = NULL;
-	sock_release(sock);
-	conn->sock = NULL;
+	if (sock) {
+		sock->sk = NULL;
+		sock_release(sock);
+		conn->sock = NULL;
+	}
 	if (queued) {
 		kweb_stat_add(conn->srv->stats, KWEB_STAT_HANDOFF_METHOD +
 			      conn->handoff - KWEB_ROUTE_METHOD, 1);

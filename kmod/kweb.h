@@ -58,6 +58,7 @@ enum kweb_stat {
 	KWEB_STAT_HANDOFF_FAILED,	/* anything else: 503 or a reset */
 	KWEB_STAT_LOG_RECORDS,		/* access log records published */
 	KWEB_STAT_LOG_DROPPED,		/* ... and lost */
+	KWEB_STAT_CONN_SOFTIRQ,		/* closed, all else done in softirq */
 	KWEB_STAT_NR,
 };
 
@@ -93,6 +94,7 @@ struct kweb_listener {
 	struct socket *sock;
 	struct kweb_server *srv;
 	struct work_struct accept_work;
+	const struct proto_ops *ops;	/* for children's own sockets */
 	/* The socket's own callbacks, restored on children we let go. */
 	void (*orig_data_ready)(struct sock *sk);
 	void (*orig_write_space)(struct sock *sk);
@@ -154,10 +156,9 @@ struct kweb_server {
 	struct kweb_log_batch __percpu *log;	/* accesslog.c */
 	struct delayed_work log_flush;
 
-	spinlock_t conns_lock;		/* conns, nr_conns, stopping */
+	spinlock_t conns_lock;		/* conns, nr_conns, closing */
 	struct list_head conns;
 	unsigned int nr_conns;
-	bool stopping;
 	wait_queue_head_t conns_wq;	/* woken when nr_conns drops to 0 */
 	struct list_head closing;	/* sockets closed, maybe not yet gone */
 };
@@ -198,7 +199,8 @@ struct kweb_pages {
  * cache entry (which softirq can send) or else from an open file.
  */
 struct kweb_response {
-	char *hdr;
+	char *hdr;			/* see kweb_response_hdr() */
+	bool hdr_own;			/* kmalloc()ed, not this CPU's scratch */
 	unsigned int hdr_len;
 	unsigned int hdr_sent;
 	struct kweb_centry *entry;
@@ -213,9 +215,14 @@ struct kweb_response {
 	u64 body_len;
 };
 
+/*
+ * A connection. Its struct socket, head buffer and response header are
+ * allocated only when needed (kweb_conn_sock(), kweb_conn_read() and
+ * kweb_response_hdr()), so an idle one costs this structure alone.
+ */
 struct kweb_conn {
 	struct sock *sk;
-	struct socket *sock;
+	struct socket *sock;		/* NULL until it must wait for room */
 	struct request_sock *req;	/* kept for the handoff */
 	struct kweb_server *srv;
 	struct kweb_listener *listener;
@@ -227,14 +234,14 @@ struct kweb_conn {
 	bool timed_out;
 	bool abort;			/* server stopping */
 	bool closed;			/* kweb_conn_close() has run */
-	bool shutdown_pending;		/* send our FIN once unlocked */
 	bool idle;			/* no byte of the next request yet */
+	bool worked;			/* the work item did more than close */
 
 	enum kweb_conn_state state;
-	char *buf;			/* peeked request head */
-	size_t peeked;			/* bytes of it in buf */
+	char *buf;			/* peeked request head, buf_size */
+	unsigned int buf_size;
+	unsigned int peeked;		/* bytes of it in buf */
 	struct kweb_head_scan scan;	/* how far buf was looked at */
-	char *path;			/* normalized path, PATH_MAX */
 	u64 discard;			/* request body bytes still to drop */
 	unsigned int nr_requests;
 	struct kweb_response resp;
@@ -290,9 +297,17 @@ void kweb_handoff(struct kweb_conn *conn);
 bool kweb_handoff_child(struct kweb_listener *l, struct request_sock *req,
 			struct sock *child);
 
-/* conn.c */
-void kweb_conn_adopt(struct kweb_listener *l, struct request_sock *req,
-		     struct sock *child);
+/*
+ * conn.c: kweb_conn_adopt() takes over a child popped from l's accept
+ * queue with a connection from kweb_conn_alloc(); any context, never
+ * sleeps.
+ */
+struct kweb_conn *kweb_conn_alloc(gfp_t gfp);
+void kweb_conn_free_unused(struct kweb_conn *conn);
+void kweb_conn_adopt(struct kweb_listener *l, struct kweb_conn *conn,
+		     struct request_sock *req, struct sock *child);
+void kweb_conn_data_ready(struct sock *sk);
+void kweb_child_drop(struct request_sock *req, struct sock *child);
 void kweb_conns_stop(struct kweb_server *srv);
 int kweb_conn_init(void);
 void kweb_conn_exit(void);
@@ -312,6 +327,9 @@ bool kweb_request_cached(struct kweb_conn *conn, struct kweb_request *req);
 void kweb_response_error(struct kweb_conn *conn, u16 status, bool head,
 			 bool keep_alive);
 void kweb_response_release(struct kweb_response *resp);
+int kweb_response_hdr_keep(struct kweb_response *resp);
+int kweb_request_init(void);
+void kweb_request_exit(void);
 
 /*
  * identity.c: at creation (current is the creator), _init(); afterwards,
@@ -338,5 +356,8 @@ void kweb_pages_release(struct kweb_pages *pg);
 
 /* send.c: non-blocking sends on a locked socket. */
 int kweb_send_response(struct kweb_conn *conn);
+void kweb_send_fin(struct sock *sk);
+int kweb_send_init(void);
+void kweb_send_exit(void);
 
 #endif /* KWEB_H */

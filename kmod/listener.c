@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Listening sockets: one per address family, so that a connection handed
- * to a user-space listener later is of that listener's family. The
- * listener's sk_data_ready only queues the accept work; children are
- * popped from the accept queue with their request_sock, which a handoff
- * needs.
+ * to a user-space listener later is of that listener's family. Children
+ * are popped from the accept queue with their request_sock, which a
+ * handoff needs, in the listener's sk_data_ready (softirq) when nothing
+ * stands in the way, and by the accept work otherwise.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -19,38 +19,21 @@
 
 #include "kweb.h"
 
-static void kweb_listen_data_ready(struct sock *sk)
-{
-	struct kweb_listener *l;
-
-	/*
-	 * Children inherit this callback until they are adopted; their
-	 * data waits for the adoption. Closing a listener runs callbacks
-	 * with sk_callback_lock held, hence RCU and not that lock.
-	 */
-	if (sk->sk_state != TCP_LISTEN)
-		return;
-	rcu_read_lock();
-	l = rcu_dereference_sk_user_data(sk);
-	if (l)
-		queue_work(kweb_wq, &l->accept_work);
-	rcu_read_unlock();
-}
-
-/* Pop the next child and its request; NULL when the queue is empty. */
+/*
+ * Pop the next child and its request; NULL when the queue is empty. Any
+ * context: the queue has its own lock, and the listener outlives every
+ * caller (kweb_listener_stop()).
+ */
 static struct sock *kweb_accept_one(struct sock *lsk,
 				    struct request_sock **reqp)
 {
 	struct request_sock_queue *queue = &inet_csk(lsk)->icsk_accept_queue;
 	struct request_sock *req;
-	struct sock *child = NULL;
+	struct sock *child;
 
-	lock_sock(lsk);
-	if (lsk->sk_state != TCP_LISTEN)
-		goto out;
 	req = reqsk_queue_remove(queue, lsk);
 	if (!req)
-		goto out;
+		return NULL;
 	child = req->sk;
 	/* As inet_csk_accept(): a Fast Open request stays the listener's. */
 	if (tcp_rsk(req)->tfo_listener) {
@@ -62,9 +45,65 @@ static struct sock *kweb_accept_one(struct sock *lsk,
 		spin_unlock_bh(&queue->fastopenq.lock);
 	}
 	*reqp = req;
-out:
-	release_sock(lsk);
 	return child;
+}
+
+static bool kweb_accept_full(const struct kweb_server *srv)
+{
+	return READ_ONCE(srv->nr_conns) >= READ_ONCE(srv->limits.max_connections);
+}
+
+/*
+ * Softirq: adopt every child waiting. Returns false, with the rest left
+ * in the queue, when only the accept work can go on: kweb is at
+ * max_connections (the handoff of a child sleeps), or out of atomic
+ * memory.
+ */
+static bool kweb_accept_atomic(struct kweb_listener *l)
+{
+	struct sock *lsk = l->sock->sk;
+	struct request_sock *req;
+	struct kweb_conn *conn;
+	struct sock *child;
+
+	for (;;) {
+		if (kweb_accept_full(l->srv))
+			return false;
+		/* Before the pop: a child popped must be adopted. */
+		conn = kweb_conn_alloc(GFP_ATOMIC | __GFP_NOWARN);
+		if (!conn)
+			return false;
+		child = kweb_accept_one(lsk, &req);
+		if (!child) {
+			kweb_conn_free_unused(conn);
+			return true;
+		}
+		kweb_conn_adopt(l, conn, req, child);
+	}
+}
+
+static void kweb_listen_data_ready(struct sock *sk)
+{
+	struct kweb_listener *l;
+
+	/*
+	 * Children inherit this callback until they are adopted, and a
+	 * child's data may race with its adoption: kweb_conn_data_ready()
+	 * sorts that out (it finds no connection before). The listener has
+	 * a socket, children not yet adopted none. Closing a listener runs
+	 * callbacks with sk_callback_lock held, hence RCU and not that lock.
+	 */
+	if (!sk->sk_socket) {
+		kweb_conn_data_ready(sk);
+		return;
+	}
+	if (sk->sk_state != TCP_LISTEN)
+		return;
+	rcu_read_lock();
+	l = rcu_dereference_sk_user_data(sk);
+	if (l && !(in_softirq() && kweb_accept_atomic(l)))
+		queue_work(kweb_wq, &l->accept_work);
+	rcu_read_unlock();
 }
 
 static void kweb_accept_work(struct work_struct *work)
@@ -72,10 +111,23 @@ static void kweb_accept_work(struct work_struct *work)
 	struct kweb_listener *l = container_of(work, struct kweb_listener,
 					       accept_work);
 	struct request_sock *req;
+	struct kweb_conn *conn;
 	struct sock *child;
 
-	while ((child = kweb_accept_one(l->sock->sk, &req)))
-		kweb_conn_adopt(l, req, child);
+	while ((child = kweb_accept_one(l->sock->sk, &req))) {
+		/* Full: the backend may have room; existing ones go on. */
+		if (kweb_accept_full(l->srv)) {
+			if (!kweb_handoff_child(l, req, child))
+				kweb_child_drop(req, child);
+			continue;
+		}
+		conn = kweb_conn_alloc(GFP_KERNEL);
+		if (!conn) {
+			kweb_child_drop(req, child);
+			continue;
+		}
+		kweb_conn_adopt(l, conn, req, child);
+	}
 }
 
 static int kweb_listener_start(struct kweb_server *srv,
@@ -99,6 +151,8 @@ static int kweb_listener_start(struct kweb_server *srv,
 	 */
 	sk->sk_allocation = GFP_ATOMIC;
 	sk->sk_use_task_frag = false;
+	/* Responses are whole; Nagle would only delay pipelined ones. */
+	tcp_sock_set_nodelay(sk);
 	if (family == AF_INET6) {
 		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&addr;
 
@@ -123,6 +177,7 @@ static int kweb_listener_start(struct kweb_server *srv,
 		goto out;
 
 	l->sock = sock;
+	l->ops = sock->ops;
 	l->srv = srv;
 	INIT_WORK(&l->accept_work, kweb_accept_work);
 	write_lock_bh(&sk->sk_callback_lock);

@@ -54,6 +54,7 @@ const char *const kweb_stat_names[KWEB_STAT_NR] = {
 	[KWEB_STAT_HANDOFF_FAILED] = "handoff_failed",
 	[KWEB_STAT_LOG_RECORDS] = "log_records",
 	[KWEB_STAT_LOG_DROPPED] = "log_dropped",
+	[KWEB_STAT_CONN_SOFTIRQ] = "connections_softirq",
 };
 
 /* kweb_handoff() counts by reason as an offset from the first. */
@@ -129,9 +130,15 @@ static int __init kweb_init(void)
 	err = kweb_conn_init();
 	if (err)
 		goto out_config;
-	err = kweb_servers_init();
+	err = kweb_request_init();
 	if (err)
 		goto out_conn;
+	err = kweb_send_init();
+	if (err)
+		goto out_request;
+	err = kweb_servers_init();
+	if (err)
+		goto out_send;
 	err = kweb_default_server();
 	if (err)
 		goto out_servers;
@@ -144,6 +151,10 @@ static int __init kweb_init(void)
 
 out_servers:
 	kweb_servers_exit();
+out_send:
+	kweb_send_exit();
+out_request:
+	kweb_request_exit();
 out_conn:
 	kweb_conn_exit();
 out_config:
@@ -156,6 +167,8 @@ static void __exit kweb_exit(void)
 	/* No netlink call runs once this returns; then the servers go. */
 	kweb_netlink_exit();
 	kweb_servers_exit();
+	kweb_send_exit();
+	kweb_request_exit();
 	/* Flushes the cache entries' last puts. */
 	kweb_conn_exit();
 	kweb_config_exit();

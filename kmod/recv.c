@@ -58,6 +58,14 @@ size_t kweb_recv_consume(struct sock *sk, size_t len)
 	return n > 0 ? n : 0;
 }
 
+size_t kweb_recv_unread(const struct sock *sk)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+
+	/* A FIN counts one: a byte too many at most. */
+	return READ_ONCE(tp->rcv_nxt) - READ_ONCE(tp->copied_seq);
+}
+
 bool kweb_recv_eof(const struct sock *sk)
 {
 	return READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN;

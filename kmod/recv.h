@@ -13,6 +13,9 @@ size_t kweb_recv_peek(struct sock *sk, size_t skip, char *buf, size_t len);
 /* Consume up to len unread bytes; returns the number consumed. */
 size_t kweb_recv_consume(struct sock *sk, size_t len);
 
+/* How many bytes wait unread, about (a FIN may count as one). */
+size_t kweb_recv_unread(const struct sock *sk);
+
 /* The peer has sent its FIN (possibly with data still unread before it). */
 bool kweb_recv_eof(const struct sock *sk);
 

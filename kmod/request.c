@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * From a parsed request to a response ready to send: path resolution,
- * validators, conditionals and ranges. Process context: opening files
- * sleeps.
+ * validators, conditionals and ranges. The worker's side may sleep
+ * (opening files); kweb_request_cached() never does.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -16,6 +16,74 @@
 #include "kweb.h"
 #include "mime.h"
 #include "response.h"
+
+/*
+ * Softirq's scratch space, one per CPU: softirq does not nest, and a
+ * response header left unsent when it ends is copied out
+ * (kweb_response_hdr_keep()). The worker allocates its own.
+ */
+struct kweb_scratch {
+	char path[PATH_MAX];
+	char hdr[KWEB_HDR_MAX];
+};
+
+static struct kweb_scratch __percpu *kweb_scratch;
+
+int kweb_request_init(void)
+{
+	kweb_scratch = alloc_percpu(struct kweb_scratch);
+	return kweb_scratch ? 0 : -ENOMEM;
+}
+
+void kweb_request_exit(void)
+{
+	free_percpu(kweb_scratch);
+}
+
+/* Where a response header is formatted, KWEB_HDR_MAX bytes. */
+static int kweb_response_hdr(struct kweb_response *r)
+{
+	if (r->hdr)
+		return 0;
+	if (in_softirq()) {
+		r->hdr = this_cpu_ptr(kweb_scratch)->hdr;
+		return 0;
+	}
+	r->hdr = kmalloc(KWEB_HDR_MAX, GFP_KERNEL);
+	if (!r->hdr)
+		return -ENOMEM;
+	r->hdr_own = true;
+	return 0;
+}
+
+/*
+ * Softirq is ending: a header still in this CPU's scratch is copied out
+ * if part of it is unsent, else let go.
+ */
+int kweb_response_hdr_keep(struct kweb_response *r)
+{
+	char *hdr;
+
+	if (!r->hdr || r->hdr_own)
+		return 0;
+	if (r->hdr_sent == r->hdr_len) {
+		r->hdr = NULL;
+		r->hdr_len = 0;
+		r->hdr_sent = 0;
+		return 0;
+	}
+	hdr = kmemdup(r->hdr + r->hdr_sent, r->hdr_len - r->hdr_sent,
+		      GFP_ATOMIC | __GFP_NOWARN);
+	if (!hdr) {
+		r->hdr = NULL;
+		return -ENOMEM;
+	}
+	r->hdr = hdr;
+	r->hdr_own = true;
+	r->hdr_len -= r->hdr_sent;
+	r->hdr_sent = 0;
+	return 0;
+}
 
 /* How the request wants to be answered, whatever the status. */
 struct kweb_reply {
@@ -41,9 +109,16 @@ static void kweb_reply_send(struct kweb_conn *conn, struct kweb_reply *rp,
 			    struct kweb_resp_hdr *h, bool error_body)
 {
 	struct kweb_response *r = &conn->resp;
-	char *body = r->hdr + KWEB_HDR_MAX / 2;
+	char *body;
 	int blen = 0, n;
 
+	if (kweb_response_hdr(r)) {
+		/* Nothing can be said: close. */
+		kweb_response_release(r);
+		conn->state = KWEB_CONN_DONE;
+		return;
+	}
+	body = r->hdr + KWEB_HDR_MAX / 2;
 	if (error_body) {
 		blen = kweb_error_body(body, KWEB_HDR_MAX / 2, h->status);
 		h->content_type = "text/html";
@@ -98,6 +173,10 @@ void kweb_response_release(struct kweb_response *resp)
 	resp->batch.bv = NULL;
 	resp->batch.max = 0;
 	kweb_file_close(&resp->file);
+	if (resp->hdr_own)
+		kfree(resp->hdr);
+	resp->hdr = NULL;
+	resp->hdr_own = false;
 	resp->pos = 0;
 	resp->end = 0;
 	resp->hdr_len = 0;
@@ -262,19 +341,20 @@ static void kweb_reply_init_req(struct kweb_conn *conn, struct kweb_reply *rp,
 }
 
 /* The configured routes, which config-set may replace meanwhile. */
-static enum kweb_route kweb_request_route(struct kweb_conn *conn,
-					  const struct kweb_target *t)
+static enum kweb_route kweb_request_route(const struct kweb_target *t,
+					  const char *path)
 {
 	enum kweb_route why;
 
 	rcu_read_lock();
-	why = kweb_route_target(&kweb_rules()->r, t, conn->path);
+	why = kweb_route_target(&kweb_rules()->r, t, path);
 	rcu_read_unlock();
 	return why;
 }
 
 bool kweb_request_cached(struct kweb_conn *conn, struct kweb_request *req)
 {
+	char *path = this_cpu_ptr(kweb_scratch)->path;
 	struct kweb_reply rp;
 	struct kweb_target t;
 	struct kweb_centry *e;
@@ -283,12 +363,12 @@ bool kweb_request_cached(struct kweb_conn *conn, struct kweb_request *req)
 	if (kweb_route_request(KWEB_PARSE_OK, req) != KWEB_ROUTE_SERVE ||
 	    (req->has_content_length && req->content_length))
 		return false;
-	if (kweb_path_normalize(req->target.p, req->target.len, conn->path,
+	if (kweb_path_normalize(req->target.p, req->target.len, path,
 				PATH_MAX - sizeof("index.html"), &t))
 		return false;
-	if (kweb_request_route(conn, &t) != KWEB_ROUTE_SERVE)
+	if (kweb_request_route(&t, path) != KWEB_ROUTE_SERVE)
 		return false;
-	e = kweb_cache_lookup(&conn->srv->cache, conn->path, t.path_len);
+	e = kweb_cache_lookup(&conn->srv->cache, path, t.path_len);
 	if (!e)
 		return false;
 	kweb_reply_init_req(conn, &rp, req);
@@ -296,9 +376,9 @@ bool kweb_request_cached(struct kweb_conn *conn, struct kweb_request *req)
 	return true;
 }
 
-enum kweb_route kweb_request_handle(struct kweb_conn *conn,
-				    enum kweb_parse_result res,
-				    struct kweb_request *req)
+static enum kweb_route kweb_request_serve(struct kweb_conn *conn,
+					  struct kweb_request *req,
+					  char *path)
 {
 	struct kweb_reply rp;
 	struct kweb_target t;
@@ -307,39 +387,31 @@ enum kweb_route kweb_request_handle(struct kweb_conn *conn,
 	enum kweb_route why;
 	int err;
 
-	why = kweb_route_request(res, req);
-	if (why != KWEB_ROUTE_SERVE)
-		return why;
-	if (res == KWEB_PARSE_ERROR) {
-		kweb_response_error(conn, req->status,
-				    req->method == KWEB_METHOD_HEAD, false);
-		return KWEB_ROUTE_SERVE;
-	}
 	kweb_reply_init_req(conn, &rp, req);
 
-	err = kweb_path_normalize(req->target.p, req->target.len, conn->path,
+	err = kweb_path_normalize(req->target.p, req->target.len, path,
 				  PATH_MAX - sizeof("index.html"), &t);
 	if (err) {
 		rp.keep_alive = false;
 		kweb_reply_error(conn, &rp, err == -ENAMETOOLONG ? 414 : 400);
 		return KWEB_ROUTE_SERVE;
 	}
-	why = kweb_request_route(conn, &t);
+	why = kweb_request_route(&t, path);
 	if (why != KWEB_ROUTE_SERVE)
 		return why;
 
 	/* Softirq may have missed only for want of send space or budget. */
-	e = kweb_cache_lookup(&conn->srv->cache, conn->path, t.path_len);
+	e = kweb_cache_lookup(&conn->srv->cache, path, t.path_len);
 	if (e) {
 		kweb_reply_entry(conn, &rp, req, e);
 		return KWEB_ROUTE_SERVE;
 	}
 	kweb_stat_add(conn->srv->stats, KWEB_STAT_CACHE_MISSES, 1);
-	err = kweb_file_open(conn->srv, conn->path, t.path_len,
+	err = kweb_file_open(conn->srv, path, t.path_len,
 			     &conn->resp.file);
 	if (err == -EISDIR) {
 		kweb_reply_init(&rp, &h, 301);
-		h.location.p = conn->path;
+		h.location.p = path;
 		h.location.len = t.path_len;
 		kweb_reply_send(conn, &rp, &h, true);
 		return KWEB_ROUTE_SERVE;
@@ -350,16 +422,16 @@ enum kweb_route kweb_request_handle(struct kweb_conn *conn,
 		u16 status = kweb_errno_status(err);
 
 		if (status == 500) {
-			pr_warn_ratelimited("open %s: error %d\n", conn->path,
+			pr_warn_ratelimited("open %s: error %d\n", path,
 					    err);
 			rp.keep_alive = false;
 		}
 		kweb_reply_error(conn, &rp, status);
 		return KWEB_ROUTE_SERVE;
 	}
-	/* The file opened is conn->path: key's index.html for a "dir/". */
-	e = kweb_cache_fill(&conn->srv->cache, conn->path, t.path_len,
-			    conn->path, &conn->resp.file);
+	/* The file opened is path: key's index.html for a "dir/". */
+	e = kweb_cache_fill(&conn->srv->cache, path, t.path_len,
+			    path, &conn->resp.file);
 	if (e) {
 		kweb_file_close(&conn->resp.file);
 		kweb_reply_entry(conn, &rp, req, e);
@@ -367,4 +439,31 @@ enum kweb_route kweb_request_handle(struct kweb_conn *conn,
 	}
 	kweb_reply_file(conn, &rp, req);
 	return KWEB_ROUTE_SERVE;
+}
+
+enum kweb_route kweb_request_handle(struct kweb_conn *conn,
+				    enum kweb_parse_result res,
+				    struct kweb_request *req)
+{
+	enum kweb_route why;
+	char *path;
+
+	why = kweb_route_request(res, req);
+	if (why != KWEB_ROUTE_SERVE)
+		return why;
+	if (res == KWEB_PARSE_ERROR) {
+		kweb_response_error(conn, req->status,
+				    req->method == KWEB_METHOD_HEAD, false);
+		return KWEB_ROUTE_SERVE;
+	}
+	/* The normalized path: only while the request is being resolved. */
+	path = kmalloc(PATH_MAX, GFP_KERNEL);
+	if (!path) {
+		kweb_response_error(conn, 503, req->method == KWEB_METHOD_HEAD,
+				    false);
+		return KWEB_ROUTE_SERVE;
+	}
+	why = kweb_request_serve(conn, req, path);
+	kfree(path);
+	return why;
 }

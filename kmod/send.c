@@ -2,7 +2,8 @@
 /*
  * Sending a response on a locked TCP socket without blocking: the header
  * from a buffer, the body as the file's pages handed to TCP (zero-copy).
- * A full send buffer returns -EAGAIN; sk_write_space brings us back.
+ * A full send buffer returns -EAGAIN; sk_write_space brings us back, if
+ * the connection has a struct socket of its own (see kweb_send_locked()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -13,6 +14,42 @@
 
 #include "compat.h"
 #include "kweb.h"
+
+/*
+ * TCP's send path assumes a socket: a send that comes up short sets
+ * SOCK_NOSPACE in sk->sk_socket->flags and goes through
+ * sk_stream_wait_memory(), which queues on sk->sk_wq, and ACKs call
+ * sk_write_space() only while that flag is set. A connection gets a
+ * socket (a sockfs inode) only when it must wait for room; until then
+ * softirq sends with this CPU's placeholder grafted for the duration,
+ * and a short send hands the connection to the worker, which gives it
+ * its own socket and tries again. Softirq owns the placeholder: it does
+ * not nest, and never leaves it grafted.
+ */
+static struct socket * __percpu *kweb_placeholder;
+
+static struct socket *kweb_placeholder_graft(struct sock *sk)
+{
+	struct socket *ph;
+
+	if (sk->sk_socket)
+		return NULL;
+	if (WARN_ON_ONCE(!in_softirq()))
+		return NULL;
+	ph = *this_cpu_ptr(kweb_placeholder);
+	ph->flags = 0;
+	rcu_assign_pointer(sk->sk_wq, &ph->wq);
+	sk_set_socket(sk, ph);
+	return ph;
+}
+
+static void kweb_placeholder_ungraft(struct sock *sk, struct socket *ph)
+{
+	if (!ph)
+		return;
+	sk_set_socket(sk, NULL);
+	RCU_INIT_POINTER(sk->sk_wq, NULL);
+}
 
 static int kweb_send_buf(struct sock *sk, const void *data, size_t len,
 			 int flags)
@@ -149,7 +186,7 @@ static int kweb_send_body(struct kweb_conn *conn)
 	return conn->resp.entry ? kweb_send_entry(conn) : kweb_send_file(conn);
 }
 
-int kweb_send_response(struct kweb_conn *conn)
+static int kweb_send_locked(struct kweb_conn *conn)
 {
 	struct kweb_response *r = &conn->resp;
 
@@ -166,4 +203,65 @@ int kweb_send_response(struct kweb_conn *conn)
 		r->hdr_sent += n;
 	}
 	return kweb_send_body(conn);
+}
+
+/*
+ * 0 once the response is out, -EAGAIN when TCP has no room for more, or
+ * an error (the caller closes). Without a socket of its own (only in
+ * softirq), -EAGAIN means the connection needs one to wait for room.
+ */
+int kweb_send_response(struct kweb_conn *conn)
+{
+	struct socket *ph = kweb_placeholder_graft(conn->sk);
+	int err;
+
+	if (!conn->sk->sk_socket)
+		return -EAGAIN;
+	err = kweb_send_locked(conn);
+	kweb_placeholder_ungraft(conn->sk, ph);
+	return err;
+}
+
+/*
+ * Our FIN, on a socket locked or in softirq: what shutdown(SHUT_WR)
+ * (inet_shutdown()) does to an established TCP socket, without the
+ * lock_sock() that softirq cannot take. Our own sk_state_change is not
+ * called: we know.
+ */
+void kweb_send_fin(struct sock *sk)
+{
+	WRITE_ONCE(sk->sk_shutdown, sk->sk_shutdown | SEND_SHUTDOWN);
+	sk->sk_prot->shutdown(sk, SEND_SHUTDOWN);
+}
+
+int kweb_send_init(void)
+{
+	int cpu, err;
+
+	kweb_placeholder = alloc_percpu(struct socket *);
+	if (!kweb_placeholder)
+		return -ENOMEM;
+	for_each_possible_cpu(cpu) {
+		struct socket **ph = per_cpu_ptr(kweb_placeholder, cpu);
+
+		err = sock_create_lite(AF_INET, SOCK_STREAM, IPPROTO_TCP, ph);
+		if (err) {
+			kweb_send_exit();
+			return err;
+		}
+	}
+	return 0;
+}
+
+void kweb_send_exit(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct socket *ph = *per_cpu_ptr(kweb_placeholder, cpu);
+
+		if (ph)
+			sock_release(ph);
+	}
+	free_percpu(kweb_placeholder);
 }

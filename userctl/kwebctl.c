@@ -82,6 +82,7 @@ static const char *const kc_stats[] = {
 	[KWEB_A_STATS_PINNED_BYTES] = "pinned-bytes",
 	[KWEB_A_STATS_LOG_RECORDS] = "log-records",
 	[KWEB_A_STATS_LOG_DROPPED] = "log-dropped",
+	[KWEB_A_STATS_CONNECTIONS_SOFTIRQ] = "connections-softirq",
 };
 
 static const char *const kc_listener_attrs[] = {
