@@ -44,7 +44,8 @@ TOOL_BUSY_LIMIT = 0.5
 
 
 def load(paths):
-    meta, runs = [], []
+    """The meta lines, the timed runs, the idle measurements (idle.py)."""
+    meta, runs, idle = [], [], []
     for p in paths:
         with open(p) as f:
             for n, line in enumerate(f, 1):
@@ -55,8 +56,54 @@ def load(paths):
                     rec = json.loads(line)
                 except ValueError as e:
                     raise SystemExit("%s:%d: %s" % (p, n, e))
-                (meta if rec.get("type") == "meta" else runs).append(rec)
-    return meta, runs
+                kind = rec.get("type")
+                (meta if kind == "meta" else idle if kind == "idle"
+                 else runs).append(rec)
+    return meta, runs, idle
+
+
+def idle_section(idle):
+    """Memory per idle keep-alive connection, by side (bench/idle.py)."""
+    if not idle:
+        return []
+    by = {}
+    for r in idle:
+        by.setdefault(r["side"], []).append(r)
+    tcp = [r["kernel_per_conn"] for r in by.get("tcp", []) if "error" not in r]
+    base = med(tcp) if tcp else 0
+    n = max(r["conns"] for r in idle)
+    lines = ["## Idle keep-alive connections: memory per connection", "",
+             "%d connections, each after one 1 KiB GET, held open idle; "
+             "bytes per connection (median, min–max over rounds). Kernel = "
+             "/proc/meminfo's Slab, KernelStack, PageTables, Percpu and "
+             "VmallocUsed; TCP sockets = the same for connections left in "
+             "an accept queue (client and server socket, nothing else); own "
+             "= kernel less TCP sockets, plus the server's resident memory "
+             "(nginx's workers)." % n, ""]
+    rows = []
+    for side in ("tcp", "kweb", "nginx"):
+        ok = [r for r in by.get(side, []) if "error" not in r]
+        if not ok:
+            continue
+        k = [r["kernel_per_conn"] for r in ok]
+        rss = [r["rss_per_conn"] for r in ok]
+        own = [r["kernel_per_conn"] - base + r["rss_per_conn"] for r in ok]
+        rows.append([{"tcp": "TCP sockets alone", "kweb": "kweb",
+                      "nginx": "nginx"}[side],
+                     "%.0f (%.0f–%.0f)" % (med(k), min(k), max(k)),
+                     "%.0f" % med(rss),
+                     "—" if side == "tcp" else
+                     "%.0f (%.0f–%.0f)" % (med(own), min(own), max(own))])
+    lines += md_table(["side", "kernel B/conn", "RSS B/conn", "own B/conn"],
+                      rows)
+    lines.append("")
+    bad = [r for r in idle if "error" in r]
+    for r in bad:
+        lines.append("- round %s %s failed: %s" % (r.get("round"), r["side"],
+                                                   r["error"][:300]))
+    if bad:
+        lines.append("")
+    return lines
 
 
 def med(xs):
@@ -203,7 +250,14 @@ def counters_cell(row):
     if row.comp == "kweb" and runs:
         served = sum(r["kweb_check"]["served"] for r in runs)
         reqs = sum(r["requests"] for r in runs)
-        return "served %s" % pct(served / reqs if reqs else None)
+        cell = "served %s" % pct(served / reqs if reqs else None)
+        if row.wl == "httperf":
+            # Connections the work item only closed, if at all.
+            closed = sum(r["kweb"].get("connections_closed", 0) for r in runs)
+            soft = sum(r["kweb"].get("connections_softirq", 0) for r in runs)
+            if closed:
+                cell += ", softirq-only conns %s" % pct(soft / closed)
+        return cell
     if row.comp == "handoff" and runs:
         if row.wl == "httperf":
             h = sum(r["kweb_check"]["handed_off"] for r in runs)
@@ -476,11 +530,12 @@ def main():
                     "(default: the first file's)")
     ap.add_argument("--no-png", action="store_true")
     args = ap.parse_args()
-    meta, runs = load(args.jsonl)
+    meta, runs, idle = load(args.jsonl)
     if not runs:
         raise SystemExit("no runs in %s" % " ".join(args.jsonl))
     table = build(meta, runs)
-    text = markdown(meta, runs, table)
+    text = markdown(meta, runs, table) + "\n".join(
+        [""] + idle_section(idle))
     out = args.out or os.path.dirname(os.path.abspath(args.jsonl[0]))
     os.makedirs(out, exist_ok=True)
     md = os.path.join(out, "bench.md")

@@ -7,7 +7,8 @@
 #
 # or KWEB_KO, RESULTS_DIR and TAG from $KWEB_KO, $KWEB_RUN_DIR, $KWEB_TAG.
 # Runs bench/guest.py on a tmpfs (docroot, nginx's run directory) with
-# its raw results in RESULTS_DIR/bench.jsonl, then bench/report.py
+# its raw results in RESULTS_DIR/bench.jsonl, bench/idle.py (memory per
+# idle connection) into the same file, then bench/report.py
 # (Markdown only, RESULTS_DIR/bench.md; the host draws the chart). Test
 # lines: every timed run passed its checks (status codes, body sizes,
 # kweb's counters), the report was made, dmesg is clean. Nothing about
@@ -72,6 +73,19 @@ if ((rc == 0)); then
     not_ok "$TAG: benchmark$( ((${#smoke[@]})) && echo ' smoke run'): every timed" \
       "run passes its checks (status $rc, ${runs:-0} runs, ${failed:-0} failed)"
     { grep 'FAILED' "$RUN_DIR/bench.log"; tail -n 20 "$RUN_DIR/guest-py.err"; } |
+      diag 40
+  fi
+  # Memory per idle keep-alive connection (bench/idle.py): kweb, nginx
+  # and the TCP sockets alone, into the same results.
+  idle=(--conns 10000 --rounds 3)
+  ((${#smoke[@]})) && idle=(--conns 500 --rounds 1)
+  if "$PY" "$REPO/bench/idle.py" --guest --base "$BASE/idle" --out "$JSONL" \
+    --kweb-ko "$KO" "${idle[@]}" 2>"$RUN_DIR/idle-py.err" |
+    tee -a "$RUN_DIR/bench.log"; then
+    ok "$TAG: idle connections held: kweb's, nginx's and bare TCP's memory measured"
+  else
+    not_ok "$TAG: idle connections held and measured"
+    { grep 'failed' "$RUN_DIR/bench.log"; tail -n 20 "$RUN_DIR/idle-py.err"; } |
       diag 40
   fi
   if [[ -s $JSONL ]] &&
