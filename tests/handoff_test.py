@@ -374,7 +374,7 @@ def check_common(ctx, resp, code, who, reason=None):
     if ctx.eq("number of Date fields", 1, len(dates)):
         ts = parse_http_date(dates[0])
         if ctx.check(ts is not None, "Date is not an IMF-fixdate: %r" % dates[0]):
-            ctx.check(abs(ts - time.time()) <= DATE_SKEW,
+            ctx.check(abs(ts - (resp.head_time or time.time())) <= DATE_SKEW,
                       "Date %r is more than %d s from our clock" % (dates[0], DATE_SKEW))
     ctx.check(not resp.duplicates(), "duplicate fields: %s" % resp.duplicates())
     ctx.check(not resp.body_by_close, "no Content-Length: body delimited by close")

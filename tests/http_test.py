@@ -219,7 +219,7 @@ def check_common(ctx, resp, code):
     if ctx.eq("number of Date fields", 1, len(dates)):
         ts = parse_http_date(dates[0])
         if ctx.check(ts is not None, "Date is not an IMF-fixdate: %r" % dates[0]):
-            ctx.check(abs(ts - time.time()) <= DATE_SKEW,
+            ctx.check(abs(ts - (resp.head_time or time.time())) <= DATE_SKEW,
                       "Date %r is more than %d s from our clock (%s)" % (
                           dates[0], DATE_SKEW, http_date(time.time())))
     ctx.check(not resp.duplicates(), "duplicate fields: %s" % resp.duplicates())

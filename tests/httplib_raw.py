@@ -49,6 +49,7 @@ class Response:
         self.fields = fields            # [(name as sent, value)], in order
         self.body = body                # bytes
         self.body_by_close = body_by_close  # no Content-Length: read to EOF
+        self.head_time = None           # time.time() when the head was read
 
     @property
     def raw(self):
@@ -211,9 +212,13 @@ class Connection:
                 raise ProtocolError("connection closed (%s) inside a response head: %s" % (
                     self.eof, show(self.buf)))
         head = bytes(self.buf[:end])
+        # When the head was in: what its Date is compared with, however
+        # long the body then takes.
+        head_time = time.time()
         del self.buf[:end + 4]
         version, code, reason, fields = parse_head(head)
         resp = Response(head + b"\r\n\r\n", version, code, reason, fields, b"")
+        resp.head_time = head_time
         if method == "HEAD" or code in (204, 304) or 100 <= code < 200:
             pass
         elif resp.has("Transfer-Encoding"):
