@@ -24,6 +24,14 @@ class ProtocolError(Exception):
     """The server sent something that is not a valid HTTP/1.1 response."""
 
 
+class ClosedWhileSending(ProtocolError):
+    """The peer reset or closed the connection before our bytes were sent."""
+
+    def __init__(self, msg, unread):
+        super().__init__(msg)
+        self.unread = unread
+
+
 class NoResponse(Exception):
     """The connection ended (EOF or reset) before any byte of a response."""
 
@@ -151,8 +159,9 @@ class Connection:
         except socket.timeout:
             raise Timeout("timeout sending %d bytes (server not reading?)" % len(data))
         except (BrokenPipeError, ConnectionResetError) as e:
-            raise ProtocolError("the server closed the connection while we were "
-                                "sending (%s); unread: %s" % (e, show(self.buf)))
+            raise ClosedWhileSending("the server closed the connection while "
+                                     "we were sending (%s); unread: %s"
+                                     % (e, show(self.buf)), self.buf)
 
     def send_parts(self, parts, delay=0.005):
         """Send each part in its own segment, sleeping delay in between."""
