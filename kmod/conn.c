@@ -419,10 +419,18 @@ static bool kweb_conn_run(struct kweb_conn *conn, bool atomic)
 	}
 	if (READ_ONCE(conn->timed_out)) {
 		WRITE_ONCE(conn->timed_out, false);
-		/* A stale expiry after the timer was re-armed is ignored. */
+		/*
+		 * A stale expiry after the timer was re-armed is ignored.
+		 * A request that arrived whole but waited for a starved
+		 * worker past the timer is still answered: what a timeout
+		 * cuts is a client that has not sent its head in time.
+		 */
 		if (!timer_pending(&conn->timer)) {
-			conn->state = KWEB_CONN_DONE;
-			return false;
+			if (conn->state != KWEB_CONN_READ) {
+				conn->state = KWEB_CONN_DONE;
+				return false;
+			}
+			conn->expired = true;
 		}
 	}
 	if (!atomic && conn->state != KWEB_CONN_DONE)
@@ -457,10 +465,14 @@ static bool kweb_conn_run(struct kweb_conn *conn, bool atomic)
 				return true;
 			switch (kweb_conn_read(conn, atomic)) {
 			case KWEB_READ_WAIT:
+				if (conn->expired &&
+				    conn->state == KWEB_CONN_READ)
+					conn->state = KWEB_CONN_DONE;
 				return atomic && conn->state != KWEB_CONN_READ;
 			case KWEB_READ_WORKER:
 				return true;
 			case KWEB_READ_ANSWERED:
+				conn->expired = false;
 				break;
 			}
 			break;

@@ -236,6 +236,7 @@ struct kweb_conn {
 	bool closed;			/* kweb_conn_close() has run */
 	bool idle;			/* no byte of the next request yet */
 	bool worked;			/* the work item did more than close */
+	bool expired;			/* timer ran out: last read, then close */
 
 	enum kweb_conn_state state;
 	char *buf;			/* peeked request head, buf_size */

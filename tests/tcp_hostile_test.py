@@ -586,6 +586,106 @@ def t_tfo_static_then_handoff():
     fastopen_used(before)
 
 
+# A CPU hog per CPU at SCHED_FIFO: kweb's work items run in kworkers
+# (SCHED_OTHER) and wait, while softirq and timers go on. RT throttling
+# and 6.12's fair server, which would give them a slice each second, are
+# off meanwhile.
+SCHED_RT_RUNTIME = "/proc/sys/kernel/sched_rt_runtime_us"
+FAIR_SERVER = "/sys/kernel/debug/sched/fair_server"
+
+
+class Starved:
+    def __init__(self, seconds):
+        self.seconds = seconds
+        self.saved = {}
+        self.pids = []
+
+    def _set(self, path, value):
+        with open(path) as f:
+            self.saved.setdefault(path, f.read().strip())
+        with open(path, "w") as f:
+            f.write(str(value))
+
+    def __enter__(self):
+        if not os.path.isdir("/sys/kernel/debug/sched"):
+            subprocess.run(["mount", "-t", "debugfs", "none",
+                            "/sys/kernel/debug"], capture_output=True)
+        self._set(SCHED_RT_RUNTIME, -1)
+        if os.path.isdir(FAIR_SERVER):
+            for cpu in sorted(os.listdir(FAIR_SERVER)):
+                self._set(os.path.join(FAIR_SERVER, cpu, "runtime"), 0)
+        # Above the hogs, so this process still runs when it has to.
+        os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(60))
+        end = time.monotonic() + self.seconds
+        for cpu in sorted(os.sched_getaffinity(0)):
+            pid = os.fork()
+            if pid == 0:
+                try:
+                    os.sched_setaffinity(0, {cpu})
+                    os.sched_setscheduler(0, os.SCHED_FIFO,
+                                          os.sched_param(50))
+                    while time.monotonic() < end:
+                        pass
+                finally:
+                    os._exit(0)
+            self.pids.append(pid)
+        return self
+
+    def __exit__(self, *exc):
+        for pid in self.pids:
+            os.waitpid(pid, 0)
+        os.sched_setscheduler(0, os.SCHED_OTHER, os.sched_param(0))
+        for path, value in reversed(list(self.saved.items())):
+            with open(path, "w") as f:
+                f.write(value)
+        return False
+
+
+def kwebctl_config(key, value):
+    """Set a kweb setting; returns its old value."""
+    out = subprocess.run([CFG.kwebctl, "config", "get"], check=True,
+                         capture_output=True, text=True).stdout
+    m = re.search(r"^%s (\S+)$" % re.escape(key), out, re.M)
+    check(m, "kwebctl config get has no %s: %s" % (key, out))
+    subprocess.run([CFG.kwebctl, "config", "set", key, str(value)],
+                   check=True, capture_output=True)
+    return m.group(1)
+
+
+# kmod/conn.c's KWEB_ATOMIC_BUDGET: requests answered in one softirq run.
+ATOMIC_BUDGET = 16
+
+
+@hostile("pipelined requests, the last left to a starved worker past "
+         "keepalive_timeout: every one answered (it arrived in time)")
+def t_starved_worker():
+    if not CFG.kwebctl:
+        raise Fail("needs --kwebctl")
+    n = ATOMIC_BUDGET + 1
+    # Cached, so that softirq answers what it can.
+    s = connect()
+    s.sendall(req("/small.txt", close=True))
+    read_all(s, idle=CFG.timeout)
+    old = kwebctl_config("keepalive-timeout", 1)
+    try:
+        s = connect()
+        with Starved(2.5):
+            # softirq answers ATOMIC_BUDGET, the worker the last one.
+            s.sendall(b"".join(req("/small.txt", close=i == n - 1)
+                               for i in range(n)))
+            time.sleep(0.1)
+        data, how = read_all(s, idle=CFG.timeout)
+    finally:
+        kwebctl_config("keepalive-timeout", old)
+    resps, rest = split_responses(data)
+    check(len(resps) == n and not rest and how == "eof",
+          "%d responses of %d, ended by %s: %s" %
+          (len(resps), n, how, show(data[-300:])))
+    for code, f, body in resps:
+        check(code == 200 and body == docfile("small.txt"),
+              "status %d: %s" % (code, show(body)))
+
+
 # ---------------------------------------------------------------------------
 # Tiny MSS
 
@@ -640,6 +740,7 @@ def main():
                     help="seconds kweb may take to drop a closed connection")
     ap.add_argument("--light", action="store_true",
                     help="smaller files (the debug kernel)")
+    ap.add_argument("--kwebctl", help="kwebctl, to change settings")
     ap.add_argument("--only", help="run only tests whose name matches")
     ap.add_argument("--list", action="store_true")
     ap.add_argument("--hold", type=int, default=0, metavar="N")

@@ -558,7 +558,7 @@ hostile() {
   load_with "${ROUTES[@]}" || { sysctl_restore; return; }
   local light=()
   ((LIGHT)) && light=(--light --close-wait 60)
-  client_tests "$HOSTILE_TEST" hostile-ipv4 127.0.0.1 \
+  client_tests "$HOSTILE_TEST" hostile-ipv4 127.0.0.1 --kwebctl "$KWEBCTL" \
     --timeout "$CLIENT_TIMEOUT" "${light[@]}"
   if (($(oops_count) == 0)); then
     zero_window_netns
