@@ -262,7 +262,13 @@ def counters_cell(row):
         if row.wl == "httperf":
             h = sum(r["kweb_check"]["handed_off"] for r in runs)
             reqs = sum(r["requests"] for r in runs)
-            return "handed off %s" % pct(h / reqs if reqs else None)
+            cell = "handed off %s" % pct(h / reqs if reqs else None)
+            # Moved from softirq, without a work item (newer kweb only).
+            soft = [r["kweb"]["handoffs_softirq"] for r in runs
+                    if "handoffs_softirq" in r["kweb"]]
+            if h and soft:
+                cell += ", from softirq %s" % pct(sum(soft) / h)
+            return cell
         return "%.0f handoffs/run" % med(
             [r["kweb_check"]["handed_off"] for r in runs])
     return ""

@@ -92,4 +92,11 @@ static inline void kweb_sk_net_refcnt_upgrade(struct sock *sk)
 #endif
 }
 
+/*
+ * The upgrade above takes a netns reference with GFP_KERNEL: where that
+ * allocates (a tracker per reference), a handoff must wait for the
+ * worker instead of moving the socket in softirq.
+ */
+#define KWEB_HANDOFF_ATOMIC (!IS_ENABLED(CONFIG_NET_NS_REFCNT_TRACKER))
+
 #endif /* KWEB_COMPAT_H */

@@ -9,7 +9,10 @@
  * callbacks find the connection through sk_user_data under
  * sk_callback_lock, which kweb_conn_close() clears before it drops the
  * owner's reference, so a callback never sees a freed connection. Only
- * the work item closes a connection; everything else asks it to.
+ * the work item closes a connection; everything else asks it to. Softirq
+ * may hand one off, under the socket's spinlock, marking it closed for
+ * the work runs still queued; conn holds a reference on its socket for
+ * them.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -20,6 +23,7 @@
 #include <net/request_sock.h>
 #include <net/tcp.h>
 
+#include "compat.h"
 #include "kweb.h"
 #include "recv.h"
 
@@ -40,6 +44,7 @@ static void kweb_conn_free(struct kref *ref)
 {
 	struct kweb_conn *conn = container_of(ref, struct kweb_conn, ref);
 
+	sock_put(conn->sk);
 	kfree(conn->buf);
 	kmem_cache_free(kweb_conn_cache, conn);
 }
@@ -57,6 +62,7 @@ static void kweb_conn_queue(struct kweb_conn *conn)
 }
 
 static bool kweb_conn_run(struct kweb_conn *conn, bool atomic);
+static void kweb_conn_handoff_atomic(struct kweb_conn *conn);
 
 /* Softirq: advance conn; true if the work item has to take over. */
 static bool kweb_conn_run_atomic(struct kweb_conn *conn)
@@ -80,6 +86,7 @@ static bool kweb_conn_run_atomic(struct kweb_conn *conn)
 static void kweb_conn_event(struct sock *sk, bool space)
 {
 	struct kweb_conn *conn;
+	bool handoff = false;
 
 	read_lock_bh(&sk->sk_callback_lock);
 	conn = sk->sk_user_data;
@@ -88,11 +95,25 @@ static void kweb_conn_event(struct sock *sk, bool space)
 	/* Only TCP's write-space signal calls with space, on conn->sock. */
 	if (space && sk->sk_socket)
 		clear_bit(SOCK_NOSPACE, &sk->sk_socket->flags);
-	if (sock_owned_by_user_nocheck(sk) || !in_softirq() ||
-	    kweb_conn_run_atomic(conn))
+	if (sock_owned_by_user_nocheck(sk) || !in_softirq()) {
 		kweb_conn_queue(conn);
+	} else if (kweb_conn_run_atomic(conn)) {
+		/*
+		 * Prepared right here (the worker marks its own handoffs
+		 * closed under the socket lock): a work run queued already
+		 * finds it closed once it has the lock.
+		 */
+		handoff = conn->state == KWEB_CONN_HANDOFF && !conn->closed;
+		if (handoff)
+			WRITE_ONCE(conn->closed, true);
+		else
+			kweb_conn_queue(conn);
+	}
 out:
 	read_unlock_bh(&sk->sk_callback_lock);
+	/* Restoring the callbacks takes sk_callback_lock for writing. */
+	if (handoff)
+		kweb_conn_handoff_atomic(conn);
 }
 
 void kweb_conn_data_ready(struct sock *sk)
@@ -264,13 +285,18 @@ static bool kweb_conn_handoff_ready(struct kweb_conn *conn, bool atomic)
 		kweb_conn_arm(conn, conn->srv->limits.send_timeout);
 		return false;
 	}
-	if (atomic)
+	/*
+	 * Softirq moves it too, unless a socket of kweb's has to be
+	 * released, or the move may sleep (compat.h).
+	 */
+	if (atomic && (conn->sock || !KWEB_HANDOFF_ATOMIC))
 		return false;
 	status = kweb_handoff_prepare(conn, conn->handoff);
 	if (status) {
 		kweb_response_error(conn, status, conn->handoff_head, false);
 		/* Refused: kweb answered after all. */
-		conn->log.who = KWEB_ANSWERER_WORKER;
+		conn->log.who = atomic ? KWEB_ANSWERER_SOFTIRQ :
+			KWEB_ANSWERER_WORKER;
 	}
 	return true;
 }
@@ -349,7 +375,16 @@ static enum kweb_read kweb_conn_read(struct kweb_conn *conn, bool atomic)
 		return KWEB_READ_WAIT;
 	}
 	if (atomic) {
-		if (res != KWEB_PARSE_OK || !kweb_request_cached(conn, &req)) {
+		bool cached = false;
+
+		/* Routed as kweb_request_handle() routes. */
+		why = kweb_route_request(res, &req);
+		if (why == KWEB_ROUTE_SERVE && res == KWEB_PARSE_OK)
+			cached = kweb_request_cached(conn, &req, &why);
+		/* The backend's by its head and path: no file looked up. */
+		if (why != KWEB_ROUTE_SERVE)
+			return kweb_conn_handoff_begin(conn, why, &req);
+		if (!cached) {
 			/*
 			 * The head is whole: the header timeout no longer
 			 * applies, whenever the worker gets to it (nginx's
@@ -654,26 +689,44 @@ static void kweb_conn_work(struct work_struct *work)
 	struct kweb_conn *conn = container_of(work, struct kweb_conn, work);
 	bool done, handoff;
 
-	if (conn->closed)
+	if (READ_ONCE(conn->closed))
 		goto out;
+	/* conn's reference keeps sk, even once softirq has handed it off. */
 	lock_sock(conn->sk);
+	if (conn->closed) {
+		release_sock(conn->sk);
+		goto out;
+	}
 	kweb_conn_run(conn, false);
 	/* Decided under the lock: softirq may move on once it is released. */
 	done = conn->state == KWEB_CONN_DONE;
 	handoff = conn->state == KWEB_CONN_HANDOFF;
+	if (done || handoff)
+		WRITE_ONCE(conn->closed, true);
 	release_sock(conn->sk);
 
 	if (done) {
-		conn->closed = true;
 		kweb_conn_close(conn);
 	} else if (handoff) {
-		conn->closed = true;
 		kweb_conn_detach(conn, false);
-		kweb_handoff(conn);
+		kweb_handoff(conn, false);
 		kweb_conn_unlist(conn);
 	}
 out:
 	kweb_conn_put(conn);
+}
+
+/*
+ * Softirq, under the socket's spinlock, the handoff prepared by this
+ * run and conn marked closed: what kweb_conn_work() does for a handoff,
+ * without waiting for a work item. The owner's reference is ours.
+ */
+static void kweb_conn_handoff_atomic(struct kweb_conn *conn)
+{
+	lockdep_assert_held(&conn->sk->sk_lock.slock);
+	kweb_conn_detach(conn, false);
+	kweb_handoff(conn, true);
+	kweb_conn_unlist(conn);
 }
 
 /* Close a child that never became a connection: process context. */
@@ -699,6 +752,7 @@ void kweb_conn_adopt(struct kweb_listener *l, struct kweb_conn *conn,
 	struct kweb_server *srv = l->srv;
 
 	conn->sk = child;
+	sock_hold(child);
 	conn->req = req;
 	conn->srv = srv;
 	conn->listener = l;
@@ -761,6 +815,8 @@ void kweb_conns_stop(struct kweb_server *srv)
 	}
 	spin_unlock_bh(&srv->conns_lock);
 	wait_event(srv->conns_wq, !READ_ONCE(srv->nr_conns));
+	/* Runs queued before they closed hold the last references. */
+	flush_workqueue(kweb_wq);
 	kweb_closing_abort(srv);
 }
 

@@ -105,22 +105,22 @@ static void kweb_handoff_reset(struct sock *sk)
 
 /*
  * Move sk and its request into lsk's accept queue; takes over the
- * references on all three. Process context. As inet_csk_listen_stop()
- * migrates a child: with the child's spinlock held. lsk's reference moves
- * to the request, which drops its reference on kweb's listener, if it has
- * one: a SYN cookie's request never had (inet_reqsk_alloc() without
+ * references on all three. sk's spinlock held, BHs off: as
+ * inet_csk_listen_stop() migrates a child. lsk's reference moves to the
+ * request, which drops its reference on kweb's listener, if it has one:
+ * a SYN cookie's request never had (inet_reqsk_alloc() without
  * attach_listener). A listener that stopped listening meanwhile resets
- * the child. Returns whether sk was queued.
+ * the child and drops a reference on it: the caller holds one more.
+ * Returns whether sk was queued.
  */
-static bool kweb_handoff_move(struct kweb_server *srv, struct sock *sk,
-			      struct request_sock *req, struct sock *lsk)
+static bool __kweb_handoff_move(struct kweb_server *srv, struct sock *sk,
+				struct request_sock *req, struct sock *lsk)
 {
 	struct sock *old;
 	bool queued;
 
+	lockdep_assert_held(&sk->sk_lock.slock);
 	kweb_sk_net_refcnt_upgrade(sk);
-	local_bh_disable();
-	bh_lock_sock(sk);
 	/*
 	 * Ungraft kweb's struct socket, if any, as sock_orphan() does:
 	 * under the spinlock, since softirq reads sk_socket (e.g.
@@ -133,7 +133,6 @@ static bool kweb_handoff_move(struct kweb_server *srv, struct sock *sk,
 		RCU_INIT_POINTER(sk->sk_wq, NULL);
 		write_unlock(&sk->sk_callback_lock);
 	}
-	sock_hold(sk);
 	old = req->rsk_listener;
 	req->rsk_listener = lsk;
 	queued = inet_csk_reqsk_queue_add(lsk, req, sk);
@@ -141,13 +140,26 @@ static bool kweb_handoff_move(struct kweb_server *srv, struct sock *sk,
 		lsk->sk_data_ready(lsk);
 	else
 		reqsk_put(req);
-	bh_unlock_sock(sk);
-	local_bh_enable();
-	sock_put(sk);
 	if (old)
 		sock_put(old);
 	if (!queued)
 		kweb_stat_add(srv->stats, KWEB_STAT_HANDOFF_FAILED, 1);
+	return queued;
+}
+
+/* The same from process context. */
+static bool kweb_handoff_move(struct kweb_server *srv, struct sock *sk,
+			      struct request_sock *req, struct sock *lsk)
+{
+	bool queued;
+
+	sock_hold(sk);
+	local_bh_disable();
+	bh_lock_sock(sk);
+	queued = __kweb_handoff_move(srv, sk, req, lsk);
+	bh_unlock_sock(sk);
+	local_bh_enable();
+	sock_put(sk);
 	return queued;
 }
 
@@ -179,16 +191,22 @@ u16 kweb_handoff_prepare(struct kweb_conn *conn, enum kweb_route why)
 }
 
 /*
- * Process context, socket unlocked, kweb's callbacks already gone and its
- * timer stopped. Takes over conn->sock, conn->req and conn->backend.
+ * kweb's callbacks already gone and its timer stopped. Process context
+ * with the socket unlocked; or atomic: softirq, with the socket's
+ * spinlock held and no struct socket to release. Takes over conn->sock,
+ * conn->req and conn->backend; conn holds a reference on conn->sk.
  */
-void kweb_handoff(struct kweb_conn *conn)
+void kweb_handoff(struct kweb_conn *conn, bool atomic)
 {
 	struct socket *sock = conn->sock;
 	bool queued;
 
-	queued = kweb_handoff_move(conn->srv, conn->sk, conn->req,
-				   conn->backend);
+	if (atomic)
+		queued = __kweb_handoff_move(conn->srv, conn->sk, conn->req,
+					     conn->backend);
+	else
+		queued = kweb_handoff_move(conn->srv, conn->sk, conn->req,
+					   conn->backend);
 	/* sk was ungrafted from it: releasing it now frees only itself. */
 	if (sock) {
 		sock->sk = NULL;
@@ -198,6 +216,9 @@ void kweb_handoff(struct kweb_conn *conn)
 	if (queued) {
 		kweb_stat_add(conn->srv->stats, KWEB_STAT_HANDOFF_METHOD +
 			      conn->handoff - KWEB_ROUTE_METHOD, 1);
+		if (atomic)
+			kweb_stat_add(conn->srv->stats,
+				      KWEB_STAT_HANDOFF_SOFTIRQ, 1);
 		kweb_log_end(conn, 0, 0);
 	} else {
 		/* Closed without a response: nginx's 444. */

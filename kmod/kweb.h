@@ -59,6 +59,7 @@ enum kweb_stat {
 	KWEB_STAT_LOG_RECORDS,		/* access log records published */
 	KWEB_STAT_LOG_DROPPED,		/* ... and lost */
 	KWEB_STAT_CONN_SOFTIRQ,		/* closed, all else done in softirq */
+	KWEB_STAT_HANDOFF_SOFTIRQ,	/* moved to the backend in softirq */
 	KWEB_STAT_NR,
 };
 
@@ -294,7 +295,7 @@ void kweb_listeners_stop(struct kweb_server *srv);
 int kweb_backend_parse(struct kweb_backend *b, const char *ipv4,
 		       const char *ipv6);
 u16 kweb_handoff_prepare(struct kweb_conn *conn, enum kweb_route why);
-void kweb_handoff(struct kweb_conn *conn);
+void kweb_handoff(struct kweb_conn *conn, bool atomic);
 bool kweb_handoff_child(struct kweb_listener *l, struct request_sock *req,
 			struct sock *child);
 
@@ -318,13 +319,16 @@ extern struct workqueue_struct *kweb_wq;
  * request.c: turn a parsed request into a response. The worker's
  * kweb_request_handle() may sleep, and returns KWEB_ROUTE_SERVE once it
  * has answered, or why the request is the backend's (then it has not).
- * kweb_request_cached() never sleeps and answers only from the cache,
- * returning false when it cannot.
+ * kweb_request_cached() never sleeps and answers a request that
+ * kweb_route_request() left to kweb only from the cache, returning false
+ * when it cannot: with *why the reason if its path is the backend's,
+ * KWEB_ROUTE_SERVE if only the worker can tell.
  */
 enum kweb_route kweb_request_handle(struct kweb_conn *conn,
 				    enum kweb_parse_result res,
 				    struct kweb_request *req);
-bool kweb_request_cached(struct kweb_conn *conn, struct kweb_request *req);
+bool kweb_request_cached(struct kweb_conn *conn, struct kweb_request *req,
+			 enum kweb_route *why);
 void kweb_response_error(struct kweb_conn *conn, u16 status, bool head,
 			 bool keep_alive);
 void kweb_response_release(struct kweb_response *resp);

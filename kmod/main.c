@@ -55,6 +55,7 @@ const char *const kweb_stat_names[KWEB_STAT_NR] = {
 	[KWEB_STAT_LOG_RECORDS] = "log_records",
 	[KWEB_STAT_LOG_DROPPED] = "log_dropped",
 	[KWEB_STAT_CONN_SOFTIRQ] = "connections_softirq",
+	[KWEB_STAT_HANDOFF_SOFTIRQ] = "handoffs_softirq",
 };
 
 /* kweb_handoff() counts by reason as an offset from the first. */

@@ -352,21 +352,23 @@ static enum kweb_route kweb_request_route(const struct kweb_target *t,
 	return why;
 }
 
-bool kweb_request_cached(struct kweb_conn *conn, struct kweb_request *req)
+bool kweb_request_cached(struct kweb_conn *conn, struct kweb_request *req,
+			 enum kweb_route *why)
 {
 	char *path = this_cpu_ptr(kweb_scratch)->path;
 	struct kweb_reply rp;
 	struct kweb_target t;
 	struct kweb_centry *e;
 
-	/* Anything unusual is the worker's, which knows every answer. */
-	if (kweb_route_request(KWEB_PARSE_OK, req) != KWEB_ROUTE_SERVE ||
-	    (req->has_content_length && req->content_length))
+	/* A body to drop, or a path kweb cannot take: the worker's. */
+	*why = KWEB_ROUTE_SERVE;
+	if (req->has_content_length && req->content_length)
 		return false;
 	if (kweb_path_normalize(req->target.p, req->target.len, path,
 				PATH_MAX - sizeof("index.html"), &t))
 		return false;
-	if (kweb_request_route(&t, path) != KWEB_ROUTE_SERVE)
+	*why = kweb_request_route(&t, path);
+	if (*why != KWEB_ROUTE_SERVE)
 		return false;
 	e = kweb_cache_lookup(&conn->srv->cache, path, t.path_len);
 	if (!e)

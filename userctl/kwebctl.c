@@ -83,6 +83,7 @@ static const char *const kc_stats[] = {
 	[KWEB_A_STATS_LOG_RECORDS] = "log-records",
 	[KWEB_A_STATS_LOG_DROPPED] = "log-dropped",
 	[KWEB_A_STATS_CONNECTIONS_SOFTIRQ] = "connections-softirq",
+	[KWEB_A_STATS_HANDOFFS_SOFTIRQ] = "handoffs-softirq",
 };
 
 static const char *const kc_listener_attrs[] = {
