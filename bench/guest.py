@@ -333,46 +333,6 @@ def run_tool(cmd, timeout, cpus=None):
     return p.returncode, out, ru, time.monotonic() - t0
 
 
-class Profile:
-    """perf record -a of one timed run (software cpu-clock: TCG has no
-    PMU), kept on the guest's tmpfs; report() writes where the time went,
-    by command and by symbol, as text into outdir."""
-
-    def __init__(self, args, name):
-        self.data = os.path.join(args.base, "perf", name + ".data")
-        self.txt = os.path.join(args.perf, name + ".txt")
-        os.makedirs(os.path.dirname(self.data), exist_ok=True)
-        os.makedirs(args.perf, exist_ok=True)
-        self.p = subprocess.Popen(
-            # No build-id pass at the end: under TCG it outlasts the run.
-            [args.perf_bin, "record", "-a", "-g", "-e", "cpu-clock",
-             "-F", "199", "--no-buildid", "--no-buildid-cache",
-             "-o", self.data, "--", "sleep", "3600"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        time.sleep(1)   # perf's start-up is not part of the run
-
-    def stop(self):
-        self.p.send_signal(signal.SIGINT)
-        try:
-            self.p.wait(600)
-        except subprocess.TimeoutExpired:
-            self.p.kill()
-            self.p.wait()
-
-    def report(self, perf_bin):
-        parts = []
-        for title, sort in (("by command", "comm"),
-                            ("by command and symbol, self time",
-                             "comm,sym")):
-            rc, out = run([perf_bin, "report", "-i", self.data, "--stdio",
-                           "--no-children", "-g", "none",
-                           "--percent-limit", "0.5", "--sort", sort], 600)
-            parts.append("## %s\n\n%s" % (title, out))
-        with open(self.txt, "w") as f:
-            f.write("\n".join(parts))
-        os.unlink(self.data)
-
-
 # ---------------------------------------------------------------- servers
 
 class Nginx:
@@ -811,9 +771,8 @@ class Bench:
     def httperf_conns(self, key, secs):
         return int(min(max(self.rate[key] * secs, 50), 2000000))
 
-    def timed(self, side, wl_name, fs, tag):
-        """Warm up, then the timed run: the run record (ok or not). tag
-        names the run's profile, with --perf."""
+    def timed(self, side, wl_name, fs):
+        """Warm up, then the timed run: the run record (ok or not)."""
         a = self.args
         wl = WORKLOADS[wl_name]
         key = (side.name, wl_name, fs)
@@ -856,16 +815,9 @@ class Bench:
         rec["timewait_before"] = tcp_timewait()
         k0 = kweb_counters()
         n0 = side.nginx.workers_cpu() if side.nginx else 0
-        prof = Profile(a, tag) if a.perf else None
         c0 = cpu_times()
-        try:
-            res, ru, wall = self.load(wl, fs, amount, a.check_timed)
-        finally:
-            c1 = cpu_times()
-            if prof:
-                prof.stop()
-        if prof:
-            prof.report(a.perf_bin)
+        res, ru, wall = self.load(wl, fs, amount, a.check_timed)
+        c1 = cpu_times()
         n1 = side.nginx.workers_cpu() if side.nginx else 0
         k1 = kweb_counters()
         kd = delta(k1, k0) if k0 is not None and k1 is not None else None
@@ -916,8 +868,7 @@ class Bench:
             for wl, fs in rows:
                 rec = dict(base)
                 try:
-                    rec.update(self.timed(side, wl, fs, "%s-%s-%s-%s-r%d" % (
-                        comp, label, wl, fs, rnd)))
+                    rec.update(self.timed(side, wl, fs))
                     rec["ok"] = True
                     self.nruns += 1
                     self.emit(rec)
@@ -1039,12 +990,6 @@ def main():
                     help="run the load tool on these CPUs only (e.g. 0)")
     ap.add_argument("--nginx-affinity", action="store_true",
                     help="worker_cpu_affinity auto: a worker per CPU")
-    ap.add_argument("--perf", metavar="DIR",
-                    help="profile each timed run (perf record -a, "
-                    "cpu-clock) and write where the time went to DIR; "
-                    "profiled runs are slower, compare them only with "
-                    "each other")
-    ap.add_argument("--perf-bin", default="perf")
     ap.add_argument("--smoke", action="store_true",
                     help="one short round of four rows: exercises every "
                     "code path, times nothing worth reading")
@@ -1106,8 +1051,7 @@ def main():
             "httperf": tool_version([args.httperf, "--version"]),
             "comparisons": comps, "rows": rows, "rounds": args.rounds,
             "duration": args.duration, "warmup": args.warmup,
-            "smoke": args.smoke, "perf": bool(args.perf),
-            "reuseport": args.reuseport,
+            "smoke": args.smoke, "reuseport": args.reuseport,
             "check_timed": args.check_timed,
             "workers": args.workers, "tool_cpus": sorted(args.tool_cpus or []),
             "nginx_affinity": args.nginx_affinity, "spec": spec_summary(info),

@@ -371,8 +371,7 @@ def markdown(meta, runs, table):
                     "httperf: ", ""),
                 m.get("rounds", 0), m.get("duration"), m.get("warmup"),
                 "; SMOKE MODE: the numbers mean nothing" if m.get("smoke")
-                else "; PROFILED (perf record on every timed run): compare "
-                "only with other profiled runs" if m.get("perf") else ""))
+                else ""))
         spec = m.get("spec")
         if spec:
             lines.append("SPECweb99 mix as requested: %s of requests "

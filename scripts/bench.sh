@@ -2,8 +2,7 @@
 # `make bench` / `make bench-smoke`: kweb against nginx in one QEMU guest
 # with 2 vCPUs running a stock Debian kernel (no debug options).
 #
-#   bench.sh [--kernel 6.12|6.1] [--smoke] [--kvm] [--perf]
-#            [-- GUEST_PY_ARGS...]
+#   bench.sh [--kernel 6.12|6.1] [--smoke] [--kvm] [-- GUEST_PY_ARGS...]
 #
 # Installs what is missing (scripts/deps.sh), builds kweb.ko for the
 # kernel, boots the guest through scripts/vm.sh, whose guest runs
@@ -19,10 +18,6 @@
 #   --kvm      KVM instead of TCG (needs /dev/kvm); TCG emulates every
 #              instruction, which under-reports servers that make many
 #              system calls and flatters kernel-side serving
-#   --perf     profile every timed run (perf record -a in the guest);
-#              where the time went, by command and symbol, in perf/*.txt
-#              beside the report. Profiled runs are slower: compare them
-#              with each other only
 #   GUEST_PY_ARGS  passed to bench/guest.py, e.g. --rounds 7
 #              --duration 10 --comparisons kweb --rows wrk256:1k
 #
@@ -41,20 +36,18 @@ readonly PY=${KWEB_PYTHON:-/usr/bin/python3}
 say() { echo "bench: $*" >&2; }
 die() { echo "bench: $*" >&2; exit 1; }
 usage() {
-  echo "usage: $0 [--kernel 6.12|6.1] [--smoke] [--kvm] [--perf] [-- GUEST_PY_ARGS...]" >&2
+  echo "usage: $0 [--kernel 6.12|6.1] [--smoke] [--kvm] [-- GUEST_PY_ARGS...]" >&2
   exit 2
 }
 
 kernel=6.12
 smoke=0
 kvm=0
-perf=0
 while (($#)); do
   case $1 in
     --kernel) kernel=${2:?}; shift 2 ;;
     --smoke) smoke=1; shift ;;
     --kvm) kvm=1; shift ;;
-    --perf) perf=1; shift ;;
     --) shift; break ;;
     -h|--help) usage ;;
     *) usage ;;
@@ -103,7 +96,6 @@ main() {
   local guest_args=()
   ((smoke)) && guest_args+=(--smoke)
   guest_args+=("$ko" "$dir" "$tag")
-  ((perf)) && extra+=(--perf "$dir/perf")
   ((${#extra[@]})) && guest_args+=(-- "${extra[@]}")
 
   say "booting $(basename "$image") ($KWEB_BENCH_ACCEL, 2 vCPUs);" \
