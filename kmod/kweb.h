@@ -234,7 +234,7 @@ struct kweb_conn {
 	struct timer_list timer;
 	bool timed_out;
 	bool abort;			/* server stopping */
-	bool closed;			/* kweb_conn_close() has run */
+	bool closed;			/* closed or handed off: under the lock */
 	bool idle;			/* no byte of the next request yet */
 	bool worked;			/* the work item did more than close */
 	bool expired;			/* timer ran out: last read, then close */
