@@ -626,52 +626,54 @@ def t_log_json():
         log_ready(reader)
         start = len(reader.snapshot())
         rec0 = proc()[0]["log_records"]
-        made = {}   # client port -> what the record must say
+        # (client, port) -> what its record must say: an IPv4 and an IPv6
+        # connection may well be given the same ephemeral port.
+        made = {}
+        extra = {}  # (client, port) -> (referer, user_agent)
         kweb = ("softirq", "worker")
-        extra = {}  # client port -> (referer, user_agent)
+
+        def want(port, method, target, status, nbytes, who=kweb,
+                 client="127.0.0.1"):
+            made[(client, port)] = (method, target, status, nbytes, who)
+
         status, body, port = fetch(CFG.host, CFG.port, "/small.txt")
-        made[port] = ("127.0.0.1", "GET", "/small.txt", 200, len(small()),
-                      kweb)
+        want(port, "GET", "/small.txt", 200, len(small()))
         # The first of each field, cut at 512 bytes; quotes kept.
         ua = 'Mozilla/5.0 "q" ' + "u" * 600
         status, body, port = fetch(
             CFG.host, CFG.port, "/small.txt",
             fields="Referer: http://r.example/a?b=1\r\nUser-Agent: %s\r\n"
             "User-Agent: second\r\n" % ua)
-        made[port] = ("127.0.0.1", "GET", "/small.txt", 200, len(small()),
-                      kweb)
-        extra[port] = ("http://r.example/a?b=1", ua[:512])
+        want(port, "GET", "/small.txt", 200, len(small()))
+        extra[("127.0.0.1", port)] = ("http://r.example/a?b=1", ua[:512])
         status, body, port = fetch(CFG.host, CFG.port, "/small.txt", "HEAD")
-        made[port] = ("127.0.0.1", "HEAD", "/small.txt", 200, 0, kweb)
+        want(port, "HEAD", "/small.txt", 200, 0)
         status, body, port = fetch(CFG.host, CFG.port, "/ctl-missing")
         check(status == 404, "GET /ctl-missing: %d" % status)
-        made[port] = ("127.0.0.1", "GET", "/ctl-missing", 404, len(body),
-                      ("worker",))
+        want(port, "GET", "/ctl-missing", 404, len(body), ("worker",))
         status, body, port = fetch(CFG.host, CFG.port, "/api/ctl?x=1")
         check(status == 200 and b"uri=/api/ctl?x=1" in body,
               "GET /api/ctl?x=1 via nginx: %d %r" % (status, body[:80]))
-        made[port] = ("127.0.0.1", "GET", "/api/ctl?x=1", None, 0,
-                      ("backend",))
+        want(port, "GET", "/api/ctl?x=1", None, 0, ("backend",))
         status, body, port = fetch("::1", CFG.port, "/small.txt")
-        made[port] = ("::1", "GET", "/small.txt", 200, len(small()), kweb)
-        ports = set(made)
+        want(port, "GET", "/small.txt", 200, len(small()), client="::1")
         reader.wait_for(lambda line: False, 1.0)    # batches: 100 ms
         recs = [json.loads(line) for line in reader.snapshot()[start:]]
-        mine = [r for r in recs if r["port"] in ports]
+        mine = [r for r in recs if (r["client"], r["port"]) in made]
         check(len(mine) == len(made), "%d records for %d requests: %r" %
               (len(mine), len(made), mine))
         for r in mine:
-            client, method, target, status, nbytes, who = made[r["port"]]
+            key = (r["client"], r["port"])
+            method, target, status, nbytes, who = made[key]
             check(r["method"] == method and r["target"] == target and
                   r["protocol"] == "HTTP/1.1" and r["status"] == status and
                   r["bytes"] == nbytes and r["answered"] in who and
-                  r["client"] == client and r["listener"] == 1 and
+                  r["listener"] == 1 and
                   0 < r["duration_ns"] < 10 * 10**9 and
                   abs(r["time_ns"] / 1e9 - time.time()) < 60 and
                   (r["referer"], r["user_agent"]) ==
-                  extra.get(r["port"], (None, None)),
-                  "record %r, want %r %r" % (r, made[r["port"]],
-                                             extra.get(r["port"])))
+                  extra.get(key, (None, None)),
+                  "record %r, want %r %r" % (r, made[key], extra.get(key)))
         check(proc()[0]["log_records"] >= rec0 + len(made),
               "log_records did not grow")
     finally:
