@@ -301,6 +301,8 @@ static int kweb_hp_field(struct kweb_hp *h, struct kweb_str name,
 	} else if (kweb_hp_ieq(n, nl, "if-modified-since")) {
 		if (!req->if_modified_since.p)
 			req->if_modified_since = v;
+	} else if (kweb_hp_ieq(n, nl, "accept-encoding")) {
+		kweb_accept_encoding_add(&req->accept_enc, v.p, v.len);
 	} else if (kweb_hp_ieq(n, nl, "referer")) {
 		if (!req->referer.p)
 			req->referer = v;

@@ -7,6 +7,7 @@
 #ifndef KWEB_HTTP_PARSE_H
 #define KWEB_HTTP_PARSE_H
 
+#include "http_encoding.h"
 #include "pure.h"
 
 /* More field lines than this is 431, whatever their size. */
@@ -57,6 +58,7 @@ struct kweb_request {
 	struct kweb_str if_modified_since;
 	struct kweb_str referer;	/* for the access log only */
 	struct kweb_str user_agent;
+	struct kweb_accept_enc accept_enc;	/* every Accept-Encoding line */
 };
 
 /*

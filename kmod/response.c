@@ -130,6 +130,10 @@ int kweb_resp_format(char *buf, size_t size, const struct kweb_resp_hdr *h)
 		kweb_out_str(&o, "Connection: close\r\n");
 	else if (h->keep_alive)
 		kweb_out_str(&o, "Connection: keep-alive\r\n");
+	if (h->vary)
+		kweb_out_str(&o, "Vary: Accept-Encoding\r\n");
+	if (h->content_encoding)
+		kweb_out_field(&o, "Content-Encoding", h->content_encoding);
 	if (h->etag)
 		kweb_out_field(&o, "ETag", h->etag);
 	if (h->location.len) {

@@ -16,6 +16,8 @@ struct kweb_resp_hdr {
 	u64 length;
 	const char *last_modified;
 	const char *etag;
+	const char *content_encoding;	/* a precompressed file's coding */
+	bool vary;			/* Vary: Accept-Encoding */
 	bool accept_ranges;
 	bool content_range;		/* 206: bytes first-last/size */
 	bool unsatisfied_range;		/* 416: bytes * /size */

@@ -4,6 +4,7 @@
  * the suites test exactly the code the server runs.
  */
 #include "../kmod/http_parse.c"
+#include "../kmod/http_encoding.c"
 #include "../kmod/http_path.c"
 #include "../kmod/http_route.c"
 #include "../kmod/http_range.c"

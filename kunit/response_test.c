@@ -25,6 +25,33 @@ static void kweb_resp_200(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, n, (int)strlen(buf));
 }
 
+/* A precompressed file's: Vary, then its coding, where nginx puts them. */
+static void kweb_resp_encoding(struct kunit *test)
+{
+	char buf[512];
+	struct kweb_resp_hdr h = {
+		.status = 200, .date = DATE, .content_type = "text/css",
+		.has_length = true, .length = 20, .etag = "\"1-14\"",
+		.content_encoding = "br", .vary = true, .accept_ranges = true,
+	};
+
+	KUNIT_ASSERT_GT(test, kweb_resp_format(buf, sizeof(buf), &h), 0);
+	KUNIT_EXPECT_STREQ(test, buf,
+			   "HTTP/1.1 200 OK\r\nServer: kweb\r\n"
+			   "Date: " DATE "\r\nContent-Type: text/css\r\n"
+			   "Content-Length: 20\r\n"
+			   "Vary: Accept-Encoding\r\nContent-Encoding: br\r\n"
+			   "ETag: \"1-14\"\r\nAccept-Ranges: bytes\r\n\r\n");
+	/* The uncompressed file of a path that has variants: Vary alone. */
+	h.content_encoding = NULL;
+	KUNIT_ASSERT_GT(test, kweb_resp_format(buf, sizeof(buf), &h), 0);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, "\r\nVary: Accept-Encoding\r\n"));
+	KUNIT_EXPECT_NULL(test, strstr(buf, "Content-Encoding"));
+	h.vary = false;
+	KUNIT_ASSERT_GT(test, kweb_resp_format(buf, sizeof(buf), &h), 0);
+	KUNIT_EXPECT_NULL(test, strstr(buf, "Vary"));
+}
+
 static void kweb_resp_connection(struct kunit *test)
 {
 	char buf[256];
@@ -116,6 +143,7 @@ static void kweb_resp_reasons(struct kunit *test)
 
 static struct kunit_case kweb_response_cases[] = {
 	KUNIT_CASE(kweb_resp_200),
+	KUNIT_CASE(kweb_resp_encoding),
 	KUNIT_CASE(kweb_resp_connection),
 	KUNIT_CASE(kweb_resp_ranges),
 	KUNIT_CASE(kweb_resp_location),

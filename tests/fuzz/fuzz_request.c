@@ -60,7 +60,9 @@ static void same_parse(enum kweb_parse_result r1, const struct kweb_request *a,
 	      a->chunked == b->chunked &&
 	      a->has_content_length == b->has_content_length &&
 	      a->expect_continue == b->expect_continue &&
-	      a->content_length == b->content_length,
+	      a->content_length == b->content_length &&
+	      a->accept_enc.listed == b->accept_enc.listed &&
+	      a->accept_enc.refused == b->accept_enc.refused,
 	      "%s: head_len %u vs %u", what, a->head_len, b->head_len);
 	for (k = 0; k < ARRAY_SIZE(sa); k++) {
 		CHECK(!sa[k]->p == !sb[k]->p && sa[k]->len == sb[k]->len,
