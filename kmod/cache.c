@@ -92,20 +92,32 @@ static void kweb_cache_invalidate(struct kweb_cache *c, struct kweb_centry *e)
 	spin_unlock_bh(&c->lock);
 }
 
+/* A key is a request path and a coding: each its own representation. */
+static u32 kweb_cache_hash(const char *key, size_t len,
+			   enum kweb_encoding enc)
+{
+	return jhash(key, len, enc);
+}
+
+static bool kweb_centry_is(const struct kweb_centry *e, const char *key,
+			   size_t len, enum kweb_encoding enc)
+{
+	return e->key_len == len && e->enc == enc && !memcmp(e->key, key, len);
+}
+
 /*
  * Any context. Returns a valid entry with a reference, or NULL; the
  * worker counts the miss when it goes to the file.
  */
 struct kweb_centry *kweb_cache_lookup(struct kweb_cache *c, const char *key,
-				      size_t len)
+				      size_t len, enum kweb_encoding enc)
 {
-	u32 hash = jhash(key, len, 0);
+	u32 hash = kweb_cache_hash(key, len, enc);
 	struct kweb_centry *e;
 
 	rcu_read_lock();
 	hash_for_each_possible_rcu(c->table, e, hnode, hash) {
-		if (e->hash != hash || e->key_len != len ||
-		    memcmp(e->key, key, len))
+		if (e->hash != hash || !kweb_centry_is(e, key, len, enc))
 			continue;
 		if (!refcount_inc_not_zero(&e->ref))
 			break;
@@ -152,8 +164,7 @@ static void kweb_cache_insert(struct kweb_cache *c, struct kweb_centry *e)
 
 	spin_lock_bh(&c->lock);
 	hash_for_each_possible_safe(c->table, old, tmp, hnode, e->hash)
-		if (old->key_len == e->key_len &&
-		    !memcmp(old->key, e->key, e->key_len))
+		if (kweb_centry_is(old, e->key, e->key_len, e->enc))
 			kweb_cache_unhash(c, old);
 	/*
 	 * Not if the MIME map changed since e's type was looked up: the
@@ -228,14 +239,15 @@ static int kweb_centry_read(struct kweb_centry *e, struct kweb_file *f)
 
 /*
  * Process context: make an entry for the open file f, served for key
- * (the normalized request path) and found at file_path (the same, or
- * key's index.html), and insert it. Returns it with a reference for the
- * caller, or NULL when the file is not cacheable or changed while it was
- * read.
+ * (the normalized request path) in coding enc and found at file_path
+ * (the same, or key's index.html; then a suffix for a precompressed
+ * file), whose directory had the files v says, and insert it. Returns it with a reference for the caller, or
+ * NULL when the file is not cacheable or changed while it was read.
  */
 struct kweb_centry *kweb_cache_fill(struct kweb_cache *c, const char *key,
-				    size_t len, const char *file_path,
-				    struct kweb_file *f)
+				    size_t len, enum kweb_encoding enc,
+				    const char *file_path, struct kweb_file *f,
+				    const struct kweb_variants *v)
 {
 	unsigned int nr = DIV_ROUND_UP(f->size, PAGE_SIZE);
 	const char *rel = file_path + 1;	/* below the docroot */
@@ -273,9 +285,12 @@ struct kweb_centry *kweb_cache_fill(struct kweb_cache *c, const char *key,
 	e->mime_gen = f->mime_gen;
 	e->etag_len = kweb_etag_format(e->etag, f->mtime, f->size);
 	kweb_http_date_format(f->mtime, e->last_modified);
+	e->variants = v->mask;
+	e->dir_ctime = v->dir_ctime;
+	e->enc = enc;
 	e->key_len = len;
 	memcpy(e->key, key, len);
-	e->hash = jhash(key, len, 0);
+	e->hash = kweb_cache_hash(key, len, enc);
 	p = e->key + len + 1;
 	memcpy(p, rel, rel_len);
 	e->rel = p;
@@ -309,21 +324,28 @@ unsigned int kweb_cache_flush(struct kweb_cache *c)
 	return n;
 }
 
-/* Drop the entry for key (a normalized path), if any; returns 1 or 0. */
+/*
+ * Drop the entries for key (a normalized path): its file and its
+ * precompressed ones. Returns how many there were.
+ */
 unsigned int kweb_cache_flush_key(struct kweb_cache *c, const char *key,
 				  size_t len)
 {
-	u32 hash = jhash(key, len, 0);
 	struct kweb_centry *e;
 	struct hlist_node *tmp;
 	unsigned int n = 0;
+	int enc;
 
 	spin_lock_bh(&c->lock);
-	hash_for_each_possible_safe(c->table, e, tmp, hnode, hash)
-		if (e->key_len == len && !memcmp(e->key, key, len)) {
-			kweb_cache_unhash(c, e);
-			n++;
-		}
+	for (enc = 0; enc <= KWEB_ENC_IDENTITY; enc++) {
+		u32 hash = kweb_cache_hash(key, len, enc);
+
+		hash_for_each_possible_safe(c->table, e, tmp, hnode, hash)
+			if (kweb_centry_is(e, key, len, enc)) {
+				kweb_cache_unhash(c, e);
+				n++;
+			}
+	}
 	spin_unlock_bh(&c->lock);
 	return n;
 }

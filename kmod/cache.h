@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The file cache: normalized request path -> the file's pinned page-cache
- * pages and what its response header needs. Looked up without sleeping
+ * The file cache: normalized request path and content coding -> the
+ * file's pinned page-cache pages and what its response header needs (a
+ * coding other than identity is a precompressed NAME.br or NAME.gz). Looked up without sleeping
  * (RCU) so softirq can answer from it; filled by the worker.
  */
 #ifndef KWEB_CACHE_H
@@ -16,6 +17,7 @@
 
 #include "http_cond.h"
 #include "http_date.h"
+#include "http_encoding.h"
 
 struct kweb_centry {
 	struct hlist_node hnode;	/* in kweb_cache.table, RCU */
@@ -47,7 +49,10 @@ struct kweb_centry {
 	char last_modified[KWEB_HTTP_DATE_LEN + 1];
 	unsigned int nr_pages;
 	struct page **pages;		/* a reference on each */
+	u8 variants;			/* KWEB_ENC_BIT()s of NAME's siblings */
+	struct timespec64 dir_ctime;	/* when they were looked for */
 
+	u8 enc;				/* the key's coding */
 	u32 key_len;
 	/* The normalized path, NUL-terminated; rel's bytes follow. */
 	char key[];
@@ -66,6 +71,12 @@ struct kweb_cache {
 	struct kweb_stats __percpu *stats;	/* its listener's counters */
 };
 
+/* What kweb_file_variants() found beside a file, for its entries. */
+struct kweb_variants {
+	u8 mask;			/* KWEB_ENC_BIT()s of NAME.br, NAME.gz */
+	struct timespec64 dir_ctime;	/* the directory's, before looking */
+};
+
 struct kweb_file;
 struct kweb_stats;
 
@@ -73,10 +84,11 @@ void kweb_cache_init(struct kweb_cache *c, const struct path *root,
 		     size_t limit, size_t max_file,
 		     struct kweb_stats __percpu *stats);
 struct kweb_centry *kweb_cache_lookup(struct kweb_cache *c, const char *key,
-				      size_t len);
+				      size_t len, enum kweb_encoding enc);
 struct kweb_centry *kweb_cache_fill(struct kweb_cache *c, const char *key,
-				    size_t len, const char *file_path,
-				    struct kweb_file *f);
+				    size_t len, enum kweb_encoding enc,
+				    const char *file_path, struct kweb_file *f,
+				    const struct kweb_variants *v);
 void kweb_centry_put(struct kweb_centry *e);
 
 /* cache_valid.c: whether an entry may still be served, in any context. */

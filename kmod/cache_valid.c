@@ -19,6 +19,10 @@
  * which a copy-up replaces: the mapping is that of d_real_inode(), looked
  * at again at each lookup.
  *
+ * The directory: an entry also says which precompressed siblings its
+ * file has (NAME.br, NAME.gz); a file created in or removed from the
+ * directory moves the directory's ctime, and the entry goes.
+ *
  * The path: a rename anywhere moves rename_lock's sequence. The entry
  * keeps the sequence its path was last checked at; when it moved, the
  * path is checked again, walking from the dentry up to the docroot and
@@ -51,6 +55,28 @@ static bool kweb_centry_unchanged(const struct kweb_centry *e)
 
 	return i_size_read(e->inode) == e->size &&
 	       timespec64_equal(&ctime, &e->ctime);
+}
+
+/*
+ * No file came or went in the file's directory since its precompressed
+ * siblings were looked for (a new NAME.gz is served at once). The parent
+ * is read under RCU: a rename may be moving the dentry meanwhile.
+ */
+static bool kweb_centry_dir_unchanged(const struct kweb_centry *e)
+{
+	struct timespec64 ctime;
+	struct inode *dir;
+	bool ok;
+
+	rcu_read_lock();
+	dir = READ_ONCE(READ_ONCE(e->path.dentry->d_parent)->d_inode);
+	ok = dir;
+	if (ok) {
+		ctime = inode_get_ctime(dir);
+		ok = timespec64_equal(&ctime, &e->dir_ctime);
+	}
+	rcu_read_unlock();
+	return ok;
 }
 
 /* The pinned page index is still the file's. */
@@ -102,7 +128,8 @@ bool kweb_centry_valid(const struct kweb_cache *c, struct kweb_centry *e)
 	unsigned int seq;
 
 	if (d_unhashed(d) || READ_ONCE(d->d_inode) != e->inode ||
-	    !kweb_centry_unchanged(e) || d_real_inode(d) != e->data_inode)
+	    !kweb_centry_unchanged(e) || d_real_inode(d) != e->data_inode ||
+	    !kweb_centry_dir_unchanged(e))
 		return false;
 	if (e->nr_pages && !kweb_centry_page_ok(e, e->nr_pages - 1))
 		return false;

@@ -95,6 +95,11 @@ module_param(backend_missing, bool, 0644);
 MODULE_PARM_DESC(backend_missing,
 		 "send requests for missing files to the backend (default N; writable)");
 
+static bool precompressed = true;
+module_param(precompressed, bool, 0644);
+MODULE_PARM_DESC(precompressed,
+		 "serve NAME.br or NAME.gz to clients that accept them, when the file exists (default Y; writable)");
+
 /*
  * Numeric ids, in the user namespace of each listener's creator: the
  * kernel has no passwd database (kwebctl resolves names). 65534 is
@@ -179,6 +184,11 @@ bool kweb_backend_missing(void)
 	return READ_ONCE(backend_missing);
 }
 
+bool kweb_precompressed(void)
+{
+	return READ_ONCE(precompressed);
+}
+
 size_t kweb_cache_limit_bytes(unsigned int mib)
 {
 	return (size_t)mib << 20;
@@ -248,6 +258,7 @@ void kweb_config_get(struct kweb_config *cfg)
 	cfg->cache_max_file = READ_ONCE(cache_max_file);
 	cfg->backend_port = kweb_backend_port();
 	cfg->backend_missing = kweb_backend_missing();
+	cfg->precompressed = kweb_precompressed();
 	cfg->user = READ_ONCE(user);
 	cfg->group = READ_ONCE(group);
 }
@@ -268,6 +279,7 @@ void kweb_config_set(const struct kweb_config *cfg)
 	WRITE_ONCE(cache_max_file, cfg->cache_max_file);
 	WRITE_ONCE(backend_port, cfg->backend_port);
 	WRITE_ONCE(backend_missing, cfg->backend_missing);
+	WRITE_ONCE(precompressed, cfg->precompressed);
 	/* The servers' creds are the caller's business (config-set). */
 	WRITE_ONCE(user, cfg->user);
 	WRITE_ONCE(group, cfg->group);

@@ -30,6 +30,7 @@ struct kweb_config {
 	unsigned int cache_max_file;	/* KiB */
 	u16 backend_port;
 	bool backend_missing;
+	bool precompressed;		/* NAME.br, NAME.gz for NAME */
 	u32 user, group;		/* ids files are opened as (identity.c) */
 };
 
@@ -60,6 +61,7 @@ const struct kweb_rules *kweb_rules(void);
 
 u16 kweb_backend_port(void);
 bool kweb_backend_missing(void);
+bool kweb_precompressed(void);
 size_t kweb_cache_limit_bytes(unsigned int mib);
 size_t kweb_cache_max_file_bytes(unsigned int kib);
 

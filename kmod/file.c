@@ -138,6 +138,48 @@ int kweb_file_open(struct kweb_server *srv, char *path, size_t len,
 	return err;
 }
 
+/*
+ * Which precompressed files NAME.br, NAME.gz sit beside NAME, the file f
+ * opened at path (a normalized path whose buffer has KWEB_ENC_SUFFIX_MAX
+ * bytes of room after it): those kweb could serve, regular and readable
+ * by srv's identity, as KWEB_ENC_BIT()s in v->mask. Whether they are
+ * older than NAME does not matter, as with nginx (docs/behaviour.md).
+ * The directory's ctime, taken first, tells a cache entry when a file
+ * came or went there since.
+ */
+void kweb_file_variants(struct kweb_server *srv, char *path,
+			const struct kweb_file *f, struct kweb_variants *v)
+{
+	struct dentry *dir = dget_parent(f->filp->f_path.dentry);
+	size_t len = strlen(path);
+	const struct cred *cred, *old;
+	u8 variants = 0;
+	int enc;
+
+	v->dir_ctime = inode_get_ctime(d_inode(dir));
+	dput(dir);
+
+	cred = kweb_ident_get(&srv->ident);
+	old = override_creds(cred);
+	for (enc = 0; enc < KWEB_ENC_NR; enc++) {
+		bool via_symlink = false;
+		struct kstat st;
+		struct path p;
+
+		strscpy(path + len, kweb_encoding_suffix(enc),
+			KWEB_ENC_SUFFIX_MAX + 1);
+		if (kweb_lookup(srv, path + 1, &p, &st, &via_symlink))
+			continue;
+		if (S_ISREG(st.mode) && !kweb_may_open_read(&p))
+			variants |= KWEB_ENC_BIT(enc);
+		path_put(&p);
+	}
+	path[len] = '\0';
+	revert_creds(old);
+	put_cred(cred);
+	v->mask = variants;
+}
+
 void kweb_file_close(struct kweb_file *f)
 {
 	if (f->filp)

@@ -31,6 +31,14 @@
 /* Response header buffer: the header, and an error body after it. */
 #define KWEB_HDR_MAX 2048
 
+/*
+ * A request's path as it is resolved: the normalized path (at most
+ * KWEB_PATH_NORM bytes with its NUL), then "index.html" for a directory,
+ * then a precompressed file's suffix.
+ */
+#define KWEB_PATH_NORM (PATH_MAX - sizeof("index.html"))
+#define KWEB_PATH_BUF (PATH_MAX + KWEB_ENC_SUFFIX_MAX)
+
 enum kweb_stat {
 	KWEB_STAT_CONN_ACCEPTED,
 	KWEB_STAT_CONN_CLOSED,
@@ -354,6 +362,8 @@ void kweb_ident_exit(struct kweb_ident *id);
 /* file.c */
 int kweb_file_open(struct kweb_server *srv, char *path, size_t len,
 		   struct kweb_file *f);
+void kweb_file_variants(struct kweb_server *srv, char *path,
+			const struct kweb_file *f, struct kweb_variants *v);
 void kweb_file_close(struct kweb_file *f);
 ssize_t kweb_file_read_pages(struct kweb_file *f, loff_t pos, size_t len,
 			     struct kweb_pages *pg);

@@ -190,6 +190,7 @@ int kweb_nl_config_get_doit(struct sk_buff *skb, struct genl_info *info)
 	    nla_put_u16(msg, KWEB_A_CONFIG_BACKEND_PORT, cfg.backend_port) ||
 	    nla_put_u8(msg, KWEB_A_CONFIG_BACKEND_MISSING,
 		       cfg.backend_missing) ||
+	    nla_put_u8(msg, KWEB_A_CONFIG_PRECOMPRESSED, cfg.precompressed) ||
 	    nla_put_string(msg, KWEB_A_CONFIG_DYNAMIC_PREFIXES,
 			   rules->prefixes) ||
 	    nla_put_string(msg, KWEB_A_CONFIG_DYNAMIC_EXTENSIONS,
@@ -262,7 +263,7 @@ int kweb_nl_config_set_doit(struct sk_buff *skb, struct genl_info *info)
 	const struct nlattr *user = info->attrs[KWEB_A_CONFIG_USER];
 	const struct nlattr *group = info->attrs[KWEB_A_CONFIG_GROUP];
 	struct kweb_mime_map *map = NULL;
-	const struct nlattr *missing;
+	const struct nlattr *missing, *pre;
 	struct kweb_rules *rules = NULL;
 	struct kweb_server *srv;
 	const struct kweb_rules *cur;
@@ -295,6 +296,9 @@ int kweb_nl_config_set_doit(struct sk_buff *skb, struct genl_info *info)
 	missing = info->attrs[KWEB_A_CONFIG_BACKEND_MISSING];
 	if (missing)
 		cfg.backend_missing = nla_get_u8(missing);
+	pre = info->attrs[KWEB_A_CONFIG_PRECOMPRESSED];
+	if (pre)
+		cfg.precompressed = nla_get_u8(pre);
 	if (port) {
 		cfg.backend_port = nla_get_u16(port);
 		if (cfg.backend_port != kweb_backend_port() &&

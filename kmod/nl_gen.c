@@ -22,7 +22,7 @@ const struct nla_policy kweb_config_get_nl_policy[KWEB_A_CONFIG_LISTENER_ID + 1]
 };
 
 /* KWEB_CMD_CONFIG_SET - do */
-const struct nla_policy kweb_config_set_nl_policy[KWEB_A_CONFIG_GROUP + 1] = {
+const struct nla_policy kweb_config_set_nl_policy[KWEB_A_CONFIG_PRECOMPRESSED + 1] = {
 	[KWEB_A_CONFIG_HEADER_TIMEOUT] = NLA_POLICY_RANGE(NLA_U32, 1, KWEB_TIMEOUT_MAX),
 	[KWEB_A_CONFIG_KEEPALIVE_TIMEOUT] = NLA_POLICY_RANGE(NLA_U32, 1, KWEB_TIMEOUT_MAX),
 	[KWEB_A_CONFIG_SEND_TIMEOUT] = NLA_POLICY_RANGE(NLA_U32, 1, KWEB_TIMEOUT_MAX),
@@ -37,6 +37,7 @@ const struct nla_policy kweb_config_set_nl_policy[KWEB_A_CONFIG_GROUP + 1] = {
 	[KWEB_A_CONFIG_MIME_TYPES] = { .type = NLA_NUL_STRING, .len = KWEB_MIME_TYPES_MAX_LEN, },
 	[KWEB_A_CONFIG_USER] = { .type = NLA_U32, },
 	[KWEB_A_CONFIG_GROUP] = { .type = NLA_U32, },
+	[KWEB_A_CONFIG_PRECOMPRESSED] = NLA_POLICY_MAX(NLA_U8, 1),
 };
 
 /* KWEB_CMD_LISTENER_GET - do */
@@ -83,7 +84,7 @@ const struct genl_ops kweb_nl_ops[7] = {
 		.cmd		= KWEB_CMD_CONFIG_SET,
 		.doit		= kweb_nl_config_set_doit,
 		.policy		= kweb_config_set_nl_policy,
-		.maxattr	= KWEB_A_CONFIG_GROUP,
+		.maxattr	= KWEB_A_CONFIG_PRECOMPRESSED,
 		.flags		= GENL_ADMIN_PERM,
 	},
 	{

@@ -16,7 +16,7 @@ extern const struct nla_policy kweb_stats_get_nl_policy[KWEB_A_STATS_LISTENER_ID
 
 extern const struct nla_policy kweb_config_get_nl_policy[KWEB_A_CONFIG_LISTENER_ID + 1];
 
-extern const struct nla_policy kweb_config_set_nl_policy[KWEB_A_CONFIG_GROUP + 1];
+extern const struct nla_policy kweb_config_set_nl_policy[KWEB_A_CONFIG_PRECOMPRESSED + 1];
 
 extern const struct nla_policy kweb_listener_get_nl_policy[KWEB_A_LISTENER_ID + 1];
 

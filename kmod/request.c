@@ -23,7 +23,7 @@
  * (kweb_response_hdr_keep()). The worker allocates its own.
  */
 struct kweb_scratch {
-	char path[PATH_MAX];
+	char path[KWEB_PATH_BUF];
 	char hdr[KWEB_HDR_MAX];
 };
 
@@ -245,6 +245,8 @@ struct kweb_meta {
 	int etag_len;
 	const char *last_modified;
 	const char *content_type;
+	const char *encoding;	/* Content-Encoding; NULL for identity */
+	bool vary;		/* the path has precompressed files */
 };
 
 /*
@@ -264,14 +266,22 @@ static void kweb_reply_body(struct kweb_conn *conn, struct kweb_reply *rp,
 	status = kweb_file_status(req, &f, m->etag, m->etag_len, rp->head,
 				  &first, &last);
 	kweb_reply_init(rp, &h, status);
-	h.last_modified = m->last_modified;
-	h.etag = m->etag;
 	h.size = m->size;
-	if (status == 416 || status == 304) {
-		h.unsatisfied_range = status == 416;
-		kweb_reply_send(conn, rp, &h, status == 416);
+	h.vary = m->vary;
+	if (status == 416) {
+		/* The body is kweb's error page: none of the file's fields. */
+		h.unsatisfied_range = true;
+		kweb_reply_send(conn, rp, &h, true);
 		return;
 	}
+	h.last_modified = m->last_modified;
+	h.etag = m->etag;
+	if (status == 304) {
+		/* Validators and Vary (RFC 9110 15.4.5), as nginx. */
+		kweb_reply_send(conn, rp, &h, false);
+		return;
+	}
+	h.content_encoding = m->encoding;
 	if (status == 206) {
 		h.content_range = true;
 		h.first = first;
@@ -282,7 +292,8 @@ static void kweb_reply_body(struct kweb_conn *conn, struct kweb_reply *rp,
 	h.content_type = m->content_type;
 	h.has_length = true;
 	h.length = m->size ? last - first + 1 : 0;
-	h.accept_ranges = true;
+	/* As nginx: a 206 does not say it again. */
+	h.accept_ranges = status == 200;
 	if (!rp->head && h.length) {
 		r->pos = first;
 		r->end = last + 1;
@@ -290,17 +301,41 @@ static void kweb_reply_body(struct kweb_conn *conn, struct kweb_reply *rp,
 	kweb_reply_send(conn, rp, &h, false);
 }
 
-/* Serve from a cache entry; takes over the caller's reference. */
+/*
+ * Which precompressed files of a path count (KWEB_ENC_BIT()s): its
+ * variants, if serving them is on.
+ */
+static u8 kweb_variants_on(u8 variants)
+{
+	return kweb_precompressed() ? variants : 0;
+}
+
+/* The coding to answer req in, of those variants. */
+static enum kweb_encoding kweb_request_encoding(const struct kweb_request *req,
+						u8 variants)
+{
+	return kweb_encoding_choose(kweb_accept_encoding_mask(&req->accept_enc),
+				    variants);
+}
+
+/*
+ * Serve from a cache entry, in its coding; vary if the path has
+ * precompressed files. Takes over the caller's reference.
+ */
 static void kweb_reply_entry(struct kweb_conn *conn, struct kweb_reply *rp,
 			     const struct kweb_request *req,
-			     struct kweb_centry *e)
+			     struct kweb_centry *e, bool vary)
 {
 	struct kweb_meta m = {
 		.size = e->size, .mtime = e->mtime,
 		.etag = e->etag, .etag_len = e->etag_len,
 		.last_modified = e->last_modified,
 		.content_type = e->content_type,
+		.vary = vary,
 	};
+
+	if (e->enc != KWEB_ENC_IDENTITY)
+		m.encoding = kweb_encoding_name(e->enc);
 
 	conn->resp.entry = e;
 	kweb_reply_body(conn, rp, req, &m);
@@ -311,9 +346,10 @@ static void kweb_reply_entry(struct kweb_conn *conn, struct kweb_reply *rp,
 	}
 }
 
-/* Serve from the open file in conn->resp.file. */
+/* Serve from the open file in conn->resp.file, in coding enc. */
 static void kweb_reply_file(struct kweb_conn *conn, struct kweb_reply *rp,
-			    const struct kweb_request *req)
+			    const struct kweb_request *req,
+			    enum kweb_encoding enc, bool vary)
 {
 	struct kweb_file *f = &conn->resp.file;
 	char etag[KWEB_ETAG_MAX + 1];
@@ -321,7 +357,11 @@ static void kweb_reply_file(struct kweb_conn *conn, struct kweb_reply *rp,
 	struct kweb_meta m = {
 		.size = f->size, .mtime = f->mtime, .etag = etag,
 		.last_modified = lm, .content_type = f->content_type,
+		.vary = vary,
 	};
+
+	if (enc != KWEB_ENC_IDENTITY)
+		m.encoding = kweb_encoding_name(enc);
 
 	m.etag_len = kweb_etag_format(etag, f->mtime, f->size);
 	kweb_http_date_format(f->mtime, lm);
@@ -356,25 +396,84 @@ bool kweb_request_cached(struct kweb_conn *conn, struct kweb_request *req,
 			 enum kweb_route *why)
 {
 	char *path = this_cpu_ptr(kweb_scratch)->path;
+	struct kweb_cache *c = &conn->srv->cache;
+	struct kweb_centry *e, *ve;
+	enum kweb_encoding enc;
 	struct kweb_reply rp;
 	struct kweb_target t;
-	struct kweb_centry *e;
+	u8 variants;
 
 	/* A body to drop, or a path kweb cannot take: the worker's. */
 	*why = KWEB_ROUTE_SERVE;
 	if (req->has_content_length && req->content_length)
 		return false;
 	if (kweb_path_normalize(req->target.p, req->target.len, path,
-				PATH_MAX - sizeof("index.html"), &t))
+				KWEB_PATH_NORM, &t))
 		return false;
 	*why = kweb_request_route(&t, path);
 	if (*why != KWEB_ROUTE_SERVE)
 		return false;
-	e = kweb_cache_lookup(&conn->srv->cache, path, t.path_len);
+	e = kweb_cache_lookup(c, path, t.path_len, KWEB_ENC_IDENTITY);
 	if (!e)
 		return false;
+	variants = kweb_variants_on(e->variants);
+	enc = kweb_request_encoding(req, variants);
+	if (enc != KWEB_ENC_IDENTITY) {
+		ve = kweb_cache_lookup(c, path, t.path_len, enc);
+		kweb_centry_put(e);
+		if (!ve)
+			return false;
+		e = ve;
+	}
 	kweb_reply_init_req(conn, &rp, req);
-	kweb_reply_entry(conn, &rp, req, e);
+	kweb_reply_entry(conn, &rp, req, e, variants);
+	return true;
+}
+
+/*
+ * Answer from the precompressed file in coding enc of the request path
+ * (path, len; "index.html" follows a directory's in the buffer), whose
+ * uncompressed file has base's Content-Type and v's siblings. From the
+ * cache, or from the file, cached if it may be. False if there is none
+ * after all (removed since, or not servable): the caller serves the
+ * uncompressed.
+ */
+static bool kweb_reply_variant(struct kweb_conn *conn, struct kweb_reply *rp,
+			       const struct kweb_request *req, char *path,
+			       size_t len, enum kweb_encoding enc,
+			       const struct kweb_file *base,
+			       const struct kweb_variants *v)
+{
+	struct kweb_server *srv = conn->srv;
+	struct kweb_file vf = {};
+	struct kweb_centry *ve;
+	size_t flen;
+
+	ve = kweb_cache_lookup(&srv->cache, path, len, enc);
+	if (ve) {
+		kweb_reply_entry(conn, rp, req, ve, true);
+		return true;
+	}
+	kweb_stat_add(srv->stats, KWEB_STAT_CACHE_MISSES, 1);
+	flen = strlen(path);
+	strscpy(path + flen, kweb_encoding_suffix(enc),
+		KWEB_ENC_SUFFIX_MAX + 1);
+	if (kweb_file_open(srv, path, strlen(path), &vf)) {
+		path[flen] = '\0';
+		return false;
+	}
+	/* The type of what was asked for, as the MIME map had it then. */
+	vf.content_type = base->content_type;
+	vf.mime_gen = base->mime_gen;
+	ve = kweb_cache_fill(&srv->cache, path, len, enc, path, &vf, v);
+	path[flen] = '\0';
+	if (ve) {
+		kweb_file_close(&vf);
+		kweb_reply_entry(conn, rp, req, ve, true);
+		return true;
+	}
+	conn->resp.file = vf;
+	kweb_reply_file(conn, rp, req, enc, true);
 	return true;
 }
 
@@ -382,17 +481,22 @@ static enum kweb_route kweb_request_serve(struct kweb_conn *conn,
 					  struct kweb_request *req,
 					  char *path)
 {
+	struct kweb_file *f = &conn->resp.file;
+	struct kweb_cache *c = &conn->srv->cache;
+	enum kweb_encoding enc;
 	struct kweb_reply rp;
 	struct kweb_target t;
 	struct kweb_resp_hdr h;
+	struct kweb_variants v = {};
 	struct kweb_centry *e;
 	enum kweb_route why;
+	u8 variants;
 	int err;
 
 	kweb_reply_init_req(conn, &rp, req);
 
 	err = kweb_path_normalize(req->target.p, req->target.len, path,
-				  PATH_MAX - sizeof("index.html"), &t);
+				  KWEB_PATH_NORM, &t);
 	if (err) {
 		rp.keep_alive = false;
 		kweb_reply_error(conn, &rp, err == -ENAMETOOLONG ? 414 : 400);
@@ -403,14 +507,36 @@ static enum kweb_route kweb_request_serve(struct kweb_conn *conn,
 		return why;
 
 	/* Softirq may have missed only for want of send space or budget. */
-	e = kweb_cache_lookup(&conn->srv->cache, path, t.path_len);
+	e = kweb_cache_lookup(c, path, t.path_len, KWEB_ENC_IDENTITY);
 	if (e) {
-		kweb_reply_entry(conn, &rp, req, e);
+		variants = kweb_variants_on(e->variants);
+		enc = kweb_request_encoding(req, variants);
+		if (enc != KWEB_ENC_IDENTITY) {
+			struct kweb_file base = {
+				.content_type = e->content_type,
+				.mime_gen = e->mime_gen,
+			};
+
+			v.mask = e->variants;
+			v.dir_ctime = e->dir_ctime;
+
+			/* The file served for path, for its variant's name. */
+			if (path[t.path_len - 1] == '/')
+				memcpy(path + t.path_len, "index.html",
+				       sizeof("index.html"));
+			if (kweb_reply_variant(conn, &rp, req, path,
+					       t.path_len, enc, &base, &v)) {
+				kweb_centry_put(e);
+				return KWEB_ROUTE_SERVE;
+			}
+			/* Not servable now (chmod): look again next time. */
+			kweb_cache_flush_key(c, path, t.path_len);
+		}
+		kweb_reply_entry(conn, &rp, req, e, variants);
 		return KWEB_ROUTE_SERVE;
 	}
 	kweb_stat_add(conn->srv->stats, KWEB_STAT_CACHE_MISSES, 1);
-	err = kweb_file_open(conn->srv, path, t.path_len,
-			     &conn->resp.file);
+	err = kweb_file_open(conn->srv, path, t.path_len, f);
 	if (err == -EISDIR) {
 		kweb_reply_init(&rp, &h, 301);
 		h.location.p = path;
@@ -431,15 +557,32 @@ static enum kweb_route kweb_request_serve(struct kweb_conn *conn,
 		kweb_reply_error(conn, &rp, status);
 		return KWEB_ROUTE_SERVE;
 	}
-	/* The file opened is path: key's index.html for a "dir/". */
-	e = kweb_cache_fill(&conn->srv->cache, path, t.path_len,
-			    path, &conn->resp.file);
-	if (e) {
-		kweb_file_close(&conn->resp.file);
-		kweb_reply_entry(conn, &rp, req, e);
-		return KWEB_ROUTE_SERVE;
+	/* path is now the file opened: key's index.html for a "dir/". */
+	kweb_file_variants(conn->srv, path, f, &v);
+	/* Cached even when a variant is served: softirq starts from it. */
+	e = kweb_cache_fill(c, path, t.path_len, KWEB_ENC_IDENTITY, path, f,
+			    &v);
+	if (e)
+		kweb_file_close(f);
+	variants = kweb_variants_on(v.mask);
+	enc = kweb_request_encoding(req, variants);
+	if (enc != KWEB_ENC_IDENTITY) {
+		struct kweb_file base = *f;
+
+		f->filp = NULL;
+		if (kweb_reply_variant(conn, &rp, req, path, t.path_len, enc,
+				       &base, &v)) {
+			if (e)
+				kweb_centry_put(e);
+			kweb_file_close(&base);
+			return KWEB_ROUTE_SERVE;
+		}
+		*f = base;
 	}
-	kweb_reply_file(conn, &rp, req);
+	if (e)
+		kweb_reply_entry(conn, &rp, req, e, variants);
+	else
+		kweb_reply_file(conn, &rp, req, KWEB_ENC_IDENTITY, variants);
 	return KWEB_ROUTE_SERVE;
 }
 
@@ -459,7 +602,7 @@ enum kweb_route kweb_request_handle(struct kweb_conn *conn,
 		return KWEB_ROUTE_SERVE;
 	}
 	/* The normalized path: only while the request is being resolved. */
-	path = kmalloc(PATH_MAX, GFP_KERNEL);
+	path = kmalloc(KWEB_PATH_BUF, GFP_KERNEL);
 	if (!path) {
 		kweb_response_error(conn, 503, req->method == KWEB_METHOD_HEAD,
 				    false);

@@ -334,8 +334,8 @@ def t_config_get():
                 "cache_size", "cache_max_file", "backend_port"):
         check(cfg[key] == int(param(key)), "%s: %r, parameter %s" %
               (key, cfg[key], param(key)))
-    check(cfg["backend_missing"] == (param("backend_missing") == "Y"),
-          "backend_missing %r" % cfg["backend_missing"])
+    for key in ("backend_missing", "precompressed"):
+        check(cfg[key] == (param(key) == "Y"), "%s %r" % (key, cfg[key]))
     check(cfg["dynamic_prefixes"] == param("dynamic_prefixes") == "/api/,/dyn/",
           "dynamic_prefixes %r" % cfg["dynamic_prefixes"])
     check(cfg["dynamic_extensions"] == param("dynamic_extensions") == ".php",
@@ -402,6 +402,65 @@ def t_mime_types():
         kwebctl_ok("config", "set", "mime-types", "")
     got = content_type("/small.txt")
     check(got == "text/plain", "Content-Type %r after putting back" % got)
+
+
+def fetch_head(target, fields=""):
+    """GET target from the default listener: (status, head, body)."""
+    with socket.create_connection((CFG.host, CFG.port), timeout=10) as s:
+        s.sendall(("GET %s HTTP/1.1\r\nHost: x\r\n%sConnection: close\r\n"
+                   "\r\n" % (target, fields)).encode())
+        data = b""
+        while True:
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    m = re.match(rb"HTTP/1\.1 (\d{3}) ", head)
+    check(m, "no status line for %s: %r" % (target, data[:80]))
+    return int(m.group(1)), head.decode("latin-1"), body
+
+
+@TESTS.test("kwebctl config set precompressed: no serves NAME alone, yes NAME.gz again")
+def t_precompressed():
+    gz = os.path.join(CFG.docroot, "pre/app.js.gz")
+    with open(gz, "rb") as f:
+        gz_bytes = f.read()
+    with open(os.path.join(CFG.docroot, "pre/app.js"), "rb") as f:
+        js_bytes = f.read()
+    ae = "Accept-Encoding: gzip\r\n"
+    check(param("precompressed") == "Y", "default: %r" % param("precompressed"))
+    # Twice each: from the file, then from the cache (softirq).
+    for _ in range(2):
+        status, head, body = fetch_head("/pre/app.js", ae)
+        check(status == 200 and body == gz_bytes and
+              "\r\nContent-Encoding: gzip" in head and
+              "\r\nVary: Accept-Encoding" in head, "on: %d %r" % (status, head))
+    try:
+        kwebctl_ok("config", "set", "precompressed", "no")
+        check(param("precompressed") == "N", "parameter: %r" %
+              param("precompressed"))
+        cfg = json.loads(kwebctl_ok("-j", "config", "get"))
+        check(cfg["precompressed"] is False, "config get: %r" % cfg)
+        for _ in range(2):
+            status, head, body = fetch_head("/pre/app.js", ae)
+            check(status == 200 and body == js_bytes and
+                  "Content-Encoding" not in head and "Vary" not in head,
+                  "off: %d %r" % (status, head))
+    finally:
+        kwebctl_ok("config", "set", "precompressed", "yes")
+    status, head, body = fetch_head("/pre/app.js", ae)
+    check(status == 200 and body == gz_bytes, "on again: %d %r" % (status, head))
+    # Through sysfs, as the module parameter.
+    try:
+        with open(os.path.join(PARAMS, "precompressed"), "w") as f:
+            f.write("N")
+        status, head, body = fetch_head("/pre/app.js", ae)
+        check(status == 200 and body == js_bytes,
+              "off by sysfs: %d %r" % (status, head))
+    finally:
+        with open(os.path.join(PARAMS, "precompressed"), "w") as f:
+            f.write("Y")
 
 
 @TESTS.test("kwebctl config set user/group: names resolved, new opens use them, put back")

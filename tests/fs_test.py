@@ -17,6 +17,7 @@ named "NAME: ...", then "# N passed, N failed"; exit status 0 iff none
 failed. Standard library only.
 """
 import argparse
+import gzip
 import hashlib
 import os
 import random
@@ -38,6 +39,8 @@ NEW = b"new bytes, same size: BBBB\n"
 BIG = 4 << 20       # cached (cache_max_file is 4 MiB)
 HUGE = 6 << 20      # over cache_max_file: sent page batches from the file
 SPARSE = 1 << 20
+APP_JS = b"console.log('served as app.js.gz');\n" * 100
+LATE_CSS = b"p { margin: 0 }\n" * 100
 
 
 def blob(seed, n):
@@ -62,6 +65,9 @@ def make(top):
     write("dir/index.html", INDEX)
     write("rewrite.txt", OLD)
     write("copied.txt", LOWER_COPIED)
+    write("app.js", APP_JS)
+    write("app.js.gz", gzip.compress(APP_JS, mtime=0))
+    write("late.css", LATE_CSS)
     # A hole in the middle: tmpfs splices the zero page for it.
     with open(os.path.join(top, "sparse.bin"), "wb") as f:
         f.write(b"head")
@@ -196,6 +202,24 @@ def main():
         check(r.code == 403, "status %d, %s" %
               (r.code, httplib_raw.show(r.body)))
 
+    def expect_gz(path, data, ctype):
+        r = get(path, b"Accept-Encoding: gzip\r\n")
+        check(r.code == 200 and r.get("Content-Encoding") == "gzip" and
+              r.get("Vary") == "Accept-Encoding" and
+              r.get("Content-Type") == ctype,
+              "status %d, fields %r" % (r.code, r.fields))
+        check(gzip.decompress(r.body) == data, "body is not %s's" % path)
+
+    @suite.test(name("precompressed: gzip gets app.js.gz, then from the cache"))
+    def _():
+        for _ in range(2):
+            expect_gz("/app.js", APP_JS, "text/javascript")
+        r = get("/app.js")
+        check(r.code == 200 and r.body == APP_JS and
+              r.get("Vary") == "Accept-Encoding" and
+              not r.has("Content-Encoding"), "without Accept-Encoding: %r"
+              % r.fields)
+
     if args.copied_up:
         @suite.test(name("file copied up to the upper layer: its new bytes"))
         def _():
@@ -205,6 +229,26 @@ def main():
         taplib.note("%s is read-only: no rewrite or truncation tests"
                     % args.fs)
         return suite.run()
+
+    @suite.test(name("a .gz made beside a cached file: sent from the next "
+                     "request on"))
+    def _():
+        for _ in range(2):
+            r = get("/late.css", b"Accept-Encoding: gzip\r\n")
+            check(r.code == 200 and r.body == LATE_CSS and
+                  not r.has("Vary"), "before: %d %r" % (r.code, r.fields))
+        path = os.path.join(top, "late.css.gz")
+        with open(path, "wb") as f:
+            f.write(gzip.compress(LATE_CSS, mtime=0))
+        os.chmod(path, 0o644)
+        try:
+            expect_gz("/late.css", LATE_CSS, "text/css")
+        finally:
+            os.unlink(path)
+        r = get("/late.css", b"Accept-Encoding: gzip\r\n")
+        check(r.code == 200 and r.body == LATE_CSS and
+              not r.has("Content-Encoding"), "after its removal: %d %r"
+              % (r.code, r.fields))
 
     @suite.test(name("same-size rewrite within one ctime tick: new bytes"))
     def _():

@@ -55,7 +55,7 @@ MIME = {
     "jpeg": "image/jpeg", "gif": "image/gif", "webp": "image/webp",
     "avif": "image/avif", "ico": "image/x-icon", "wasm": "application/wasm",
     "woff": "font/woff", "woff2": "font/woff2", "pdf": "application/pdf",
-    "mp4": "video/mp4", "webm": "video/webm",
+    "mp4": "video/mp4", "webm": "video/webm", "gz": "application/gzip",
 }
 DEFAULT_TYPE = "application/octet-stream"
 
@@ -226,16 +226,21 @@ def check_common(ctx, resp, code):
     ctx.check(not resp.body_by_close, "no Content-Length: body delimited by close")
 
 
-def check_file(ctx, resp, f, method="GET", rng=None):
-    """A 200 (or with rng=(first, last), a 206) for FileInfo f."""
+def check_file(ctx, resp, f, method="GET", rng=None, ctype=None, enc=None,
+               vary=False):
+    """A 200 (or with rng=(first, last), a 206) for FileInfo f: a
+    precompressed file is sent in coding enc with the type ctype of what
+    was asked for; vary when the path has precompressed files."""
     code = 206 if rng else 200
     first, last = rng or (0, f.size - 1)
     check_common(ctx, resp, code)
-    ctx.field(resp, "Content-Type", f.ctype)
+    ctx.field(resp, "Content-Type", ctype or f.ctype)
+    ctx.field(resp, "Content-Encoding", enc)
+    ctx.field(resp, "Vary", "Accept-Encoding" if vary else None)
     ctx.field(resp, "Content-Length", str(last - first + 1))
     ctx.field(resp, "Last-Modified", f.last_modified)
     ctx.field(resp, "ETag", f.etag)
-    ctx.field(resp, "Accept-Ranges", "bytes")
+    ctx.field(resp, "Accept-Ranges", None if rng else "bytes")
     ctx.field(resp, "Content-Range",
               "bytes %d-%d/%d" % (first, last, f.size) if rng else None)
     ctx.body(b"" if method == "HEAD" else f.data[first:last + 1], resp.body)
@@ -249,17 +254,22 @@ def check_error(ctx, resp, code, method="GET"):
     ctx.body(b"" if method == "HEAD" else error_body(code), resp.body)
 
 
-def check_304(ctx, resp, f):
+def check_304(ctx, resp, f, enc=None, vary=False):
     check_common(ctx, resp, 304)
     for name in ("Content-Length", "Content-Type", "Content-Range"):
         ctx.field(resp, name, None)
     ctx.field(resp, "ETag", f.etag)
     ctx.field(resp, "Last-Modified", f.last_modified)
+    ctx.field(resp, "Content-Encoding", enc)
+    ctx.field(resp, "Vary", "Accept-Encoding" if vary else None)
 
 
 def check_416(ctx, resp, f):
+    """kweb's error page: none of the file's validators (as nginx)."""
     check_error(ctx, resp, 416)
     ctx.field(resp, "Content-Range", "bytes */%d" % f.size)
+    ctx.field(resp, "ETag", None)
+    ctx.field(resp, "Last-Modified", None)
 
 
 def probe_open(ctx, conn, what="connection"):
@@ -433,6 +443,92 @@ for _rel in ["small.txt", "a.html", "a.png", "empty.txt", "noext", "big.bin"]:
     # The GET after the HEAD reads the whole file: 10 MiB for big.bin.
     add("HEAD /%s: GET's fields, no body, connection reusable" % _rel, t_head, _rel,
         factor=3 if _rel == "big.bin" else 1)
+
+
+# -- precompressed files ------------------------------------------------------
+
+# Accept-Encoding, and the file (suffix) it must get for pre/app.js, which
+# has both app.js.br and app.js.gz: br first, a q=0 refusal wins, "*" is
+# every coding not named, none means identity (as nginx).
+PRE_ACCEPT = [
+    (None, ""), ("gzip", ".gz"), ("br", ".br"),
+    ("gzip, deflate, br, zstd", ".br"), ("deflate, gzip", ".gz"),
+    ("br;q=0, gzip", ".gz"), ("gzip;q=0.001", ".gz"), ("GZIP", ".gz"),
+    ("x-gzip", ".gz"), ("*", ".br"), ("*;q=0", ""), ("br;q=0, *", ".gz"),
+    ("gzip;q=0, br;q=0", ""), ("identity", ""), ("deflate", ""),
+    ("gzip;q=1.5", ""), ("gzip;level=9", ""), ("", ""),
+]
+ENC_OF = {"": None, ".gz": "gzip", ".br": "br"}
+
+
+def t_pre(ctx, rel, accept, suffix, times=2, method="GET", vary=True):
+    """NAME or NAME.suffix, with NAME's type; twice: from the file, then
+    from the cache."""
+    fields = [] if accept is None else ["Accept-Encoding: " + accept]
+    conn = ctx.connect()
+    target = "/" + rel.rsplit("index.html", 1)[0] if rel.endswith(
+        "index.html") else quote(rel)
+    for _ in range(times):
+        resp = conn.request(req(target, method, headers=fields), method)
+        check_file(ctx, resp, F(rel + suffix), method, ctype=F(rel).ctype,
+                   enc=ENC_OF[suffix], vary=vary)
+
+
+for _ae, _sfx in PRE_ACCEPT:
+    add("precompressed: Accept-Encoding %s: app.js%s" % (
+        "absent" if _ae is None else repr(_ae), _sfx or " itself"),
+        t_pre, "pre/app.js", _ae, _sfx)
+add("precompressed: HEAD with br: app.js.br's fields, no body",
+    t_pre, "pre/app.js", "br", ".br", 2, "HEAD")
+add("precompressed: only a .gz: gzip gets it, br the file, with Vary",
+    t_pre, "pre/only-gz.css", "gzip", ".gz")
+add("precompressed: only a .gz, br asked for: the file, with Vary",
+    t_pre, "pre/only-gz.css", "br", "")
+add("precompressed: only a .br: br gets it",
+    t_pre, "pre/only-br.svg", "gzip, br", ".br")
+add("precompressed: dir/ with gzip: index.html.gz as text/html",
+    t_pre, "pre/dir/index.html", "gzip", ".gz")
+add("precompressed: variants the identity may not read: the file, no Vary",
+    t_pre, "pre/priv.js", "gzip, br", "", 2, "GET", False)
+add("precompressed: a directory named NAME.gz: the file, no Vary",
+    t_pre, "pre/dirvar.js", "gzip", "", 2, "GET", False)
+add("precompressed: a file without variants: no Vary, no coding",
+    t_pre, "small.txt", "gzip, br", "", 2, "GET", False)
+add("precompressed: NAME.gz asked for by name: its own type, no coding",
+    t_pre, "pre/plain.txt.gz", "gzip", "", 2, "GET", False)
+
+
+def t_pre_range(ctx):
+    """Ranges and conditionals apply to the representation served."""
+    f, gzf, base = F("pre/app.js.gz"), F("pre/app.js.gz"), F("pre/app.js")
+    ae = "Accept-Encoding: gzip"
+    conn = ctx.connect()
+    resp = conn.request(req("/pre/app.js", headers=[ae, "Range: bytes=0-9"]))
+    check_file(ctx, resp, gzf, rng=(0, 9), ctype=base.ctype, enc="gzip",
+               vary=True)
+    resp = conn.request(req("/pre/app.js", headers=[
+        ae, "Range: bytes=%d-" % f.size]))
+    check_416(ctx, resp, f)
+    ctx.field(resp, "Content-Encoding", None)
+    ctx.field(resp, "Vary", "Accept-Encoding")
+    resp = conn.request(req("/pre/app.js", headers=[
+        ae, "If-None-Match: " + gzf.etag]))
+    check_304(ctx, resp, gzf, vary=True)
+    # The uncompressed file's ETag is not the .gz's: 200.
+    resp = conn.request(req("/pre/app.js", headers=[
+        ae, "If-None-Match: " + base.etag]))
+    check_file(ctx, resp, gzf, ctype=base.ctype, enc="gzip", vary=True)
+    resp = conn.request(req("/pre/app.js", headers=[
+        "If-None-Match: " + base.etag]))
+    check_304(ctx, resp, base, vary=True)
+    resp = conn.request(req("/pre/app.js", headers=[
+        ae, "Range: bytes=0-4", "If-Range: " + base.etag]))
+    check_file(ctx, resp, gzf, ctype=base.ctype, enc="gzip", vary=True)
+    check_conn(ctx, conn, resp, "open")
+
+
+add("precompressed: Range, If-Range, If-None-Match apply to the .gz",
+    t_pre_range)
 
 
 # -- big file ----------------------------------------------------------------

@@ -11,6 +11,7 @@ An existing DOCROOT and DOCROOT/../outside are deleted first. Python 3.9+
 standard library only.
 """
 
+import gzip
 import hashlib
 import json
 import os
@@ -109,6 +110,41 @@ OWNED = {
 }
 PRIVATE.update({rel: mode for rel, (_, _, mode) in OWNED.items()})
 FILES += [(rel, text(rel)) for rel in sorted(OWNED)]
+
+# Precompressed files beside the files they compress (served for NAME to
+# clients that accept br or gzip). The .gz are real gzip; the .br are
+# stand-in bytes: servers never decode them, and Python has no brotli.
+PRE_JS = b"// pre/app.js\n" + b"console.log('precompressed');\n" * 40
+
+
+def gz(data):
+    return gzip.compress(data, mtime=0)
+
+
+def br(data):
+    return b"stand-in brotli of %d bytes\n" % len(data) + data[:64]
+
+
+PRE_CSS = b"body { margin: 0; }\n" * 30
+PRE_SVG = b'<svg xmlns="http://www.w3.org/2000/svg"><!-- pre -->' + \
+    b"<g/>" * 50 + b"</svg>\n"
+PRE_HTML = html("pre/dir/index.html")
+PRE_PRIV = b"// pre/priv.js\n" * 20
+PRECOMPRESSED = [
+    ("pre/app.js", PRE_JS), ("pre/app.js.gz", gz(PRE_JS)),
+    ("pre/app.js.br", br(PRE_JS)),
+    ("pre/only-gz.css", PRE_CSS), ("pre/only-gz.css.gz", gz(PRE_CSS)),
+    ("pre/only-br.svg", PRE_SVG), ("pre/only-br.svg.br", br(PRE_SVG)),
+    ("pre/dir/index.html", PRE_HTML), ("pre/dir/index.html.gz", gz(PRE_HTML)),
+    # Variants kweb's identity may not read, or not files: none.
+    ("pre/priv.js", PRE_PRIV), ("pre/priv.js.gz", gz(PRE_PRIV)),
+    ("pre/priv.js.br", br(PRE_PRIV)),
+    ("pre/dirvar.js", PRE_PRIV), ("pre/dirvar.js.gz/file", PRE_PRIV),
+    # Compressed files asked for by their own names: no coding, their type.
+    ("pre/plain.txt.gz", gz(SMALL)),
+]
+FILES += PRECOMPRESSED
+PRIVATE.update({"pre/priv.js.gz": 0o600, "pre/priv.js.br": 0o600})
 
 # Directories only root may search: what they hold is 403, even if missing.
 LOCKED_DIRS = {"private": 0o700}

@@ -49,6 +49,7 @@ static const struct kc_key kc_config[] = {
 	{ "mime-types", KWEB_A_CONFIG_MIME_TYPES, KC_STR, true },
 	{ "user", KWEB_A_CONFIG_USER, KC_UID, true },
 	{ "group", KWEB_A_CONFIG_GROUP, KC_GID, true },
+	{ "precompressed", KWEB_A_CONFIG_PRECOMPRESSED, KC_U8, true },
 };
 
 /* Counters, in the uAPI's order (also /proc/net/kweb's names, with '_'). */
@@ -186,7 +187,8 @@ static int kc_usage(FILE *f, const char *topic)
 			"none), mime-types (\".md=text/markdown,.log=text/plain\": they\n"
 			"win over the built-in types; setting them empties the caches),\n"
 			"user, group (a name or a number: the identity files are opened\n"
-			"as, with no capabilities; default nobody, nogroup: 65534).\n"
+			"as, with no capabilities; default nobody, nogroup: 65534),\n"
+			"precompressed (yes|no: NAME.br or NAME.gz for NAME).\n"
 			"max-header-size is shown, fixed at load. All or none of the keys\n"
 			"given are applied.\n");
 	else if (!strcmp(topic, "cache"))
