@@ -10,6 +10,8 @@ set -euo pipefail
 #  qemu, busybox-static  virtme-ng guests (vng builds an initramfs with
 #                      busybox to load a stock kernel's virtio/9p modules)
 #  nginx wrk httperf curl  reference server and load/HTTP clients
+#  libnginx-mod-http-brotli-static  brotli_static for the reference nginx
+#                      of tests/diff_test.py
 #  sparse             make lint (C=2)
 #  linux-source-6.12  debug kernel and checkpatch.pl
 #  flex ... dwarves   kernel builds
@@ -24,7 +26,7 @@ readonly APT_PACKAGES=(
   linux-image-amd64 linux-headers-amd64
   linux-image-6.12-amd64 linux-headers-6.12-amd64
   qemu-system-x86 busybox-static
-  nginx wrk httperf curl sparse rsync e2fsprogs iproute2 kmod cpio python3
+  nginx libnginx-mod-http-brotli-static wrk httperf curl sparse rsync e2fsprogs iproute2 kmod cpio python3
   build-essential flex bison bc libelf-dev libssl-dev dwarves xz-utils
   linux-source-6.12 shellcheck
   clang libclang-rt-14-dev

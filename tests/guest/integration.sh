@@ -33,6 +33,7 @@ BUSY_PORT=81
 BASE=/run/kweb-it
 DOCROOT=$BASE/www
 HTTP_TEST=${KWEB_HTTP_TEST:-$REPO/tests/http_test.py}
+DIFF_TEST=${KWEB_DIFF_TEST:-$REPO/tests/diff_test.py}
 # Optional second client (same interface): the fast-path counters, file
 # freshness and a short wrk load; run over IPv4 when present.
 FASTPATH_TEST=${KWEB_FASTPATH_TEST:-$REPO/tests/fastpath_test.py}
@@ -777,7 +778,7 @@ load_errors() {
 }
 
 # KWEB_ONLY="netfuzz ctl" (a developer's loop): only the suites named,
-# from http fastpath handoff netfuzz unload identity limits hardening ctl
+# from http diff fastpath handoff netfuzz unload identity limits hardening ctl
 # hostile syncookies synflood.
 # KWEB_SKIP="synflood" (make check, per kernel): all but the suites named.
 ONLY=${KWEB_ONLY:-}
@@ -793,6 +794,11 @@ main() {
       client_tests "$HTTP_TEST" ipv4 127.0.0.1 --timeout "$CLIENT_TIMEOUT"
       ((LIGHT)) ||
         client_tests "$HTTP_TEST" ipv6 ::1 --timeout "$CLIENT_TIMEOUT"
+    fi
+    # kweb against nginx configured alike (stock kernels: a thousand
+    # requests, twice).
+    if want diff && ((!LIGHT)); then
+      client_tests "$DIFF_TEST" diff-ipv4 127.0.0.1 --timeout "$CLIENT_TIMEOUT"
     fi
     if want fastpath && [[ -r $FASTPATH_TEST ]]; then
       client_tests "$FASTPATH_TEST" fastpath 127.0.0.1 --wrk "$WRK_SECONDS" \

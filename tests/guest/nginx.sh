@@ -25,6 +25,7 @@ NGINX_PY=${KWEB_PYTHON:-/usr/bin/python3}
 NGINX_BACKEND_PORT=${KWEB_BACKEND_PORT:-8080}
 NGINX_APP_PORT=${KWEB_APP_PORT:-8081}
 NGINX_WS_PORT=${KWEB_WS_PORT:-8082}
+NGINX_REF_PORT=${KWEB_REF_PORT:-8083}
 NGINX_START_WAIT=${KWEB_NGINX_START_WAIT:-20}
 
 _nginx_err() { echo "nginx.sh: $*" >&2; }
@@ -123,6 +124,7 @@ nginx_backend_start() {
   t=${t//@PORT@/"$NGINX_BACKEND_PORT"}
   t=${t//@APP_PORT@/"$NGINX_APP_PORT"}
   t=${t//@WS_PORT@/"$NGINX_WS_PORT"}
+  t=${t//@REF_PORT@/"$NGINX_REF_PORT"}
   printf '%s\n' "$t" >"$conf" || return 1
 
   "$NGINX_PY" "$ws" --host 127.0.0.1 --port "$NGINX_WS_PORT" \

@@ -1,0 +1,249 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Differential test: kweb against nginx configured to serve the same way.
+
+    diff_test.py --host H --port P --docroot D [--nginx-port 8083]
+
+D is a docroot made by tests/make_docroot.py, served by kweb on H:P and
+by the reference server of tests/nginx/backend.conf.in on H:8083 (gzip_static, brotli_static
+and gzip_vary on, kweb's MIME table). Both get the same requests, one
+connection each: every servable file, directory and missing path, with
+and without each Accept-Encoding of ENCODINGS, GET and HEAD, then ranges
+and conditionals on the precompressed files with the validators the first
+answers gave. For each request the status, the body bytes and the fields
+of COMPARED must be the same; a difference is a failure unless KNOWN
+lists it, as docs/behaviour.md does, with its reason.
+
+Error pages differ by their signature only ("nginx" and "kweb", and
+nginx's older reason for 416): the reference's is read as kweb's. Python 3.9+ standard library only.
+"""
+
+import argparse
+import json
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import taplib  # noqa: E402
+from httplib_raw import Connection, format_host  # noqa: E402
+
+TESTS = taplib.Suite()
+CFG = None
+
+COMPARED = ("Content-Type", "Content-Length", "Content-Encoding", "Vary",
+            "Cache-Control", "Expires", "Location", "Content-Range", "ETag",
+            "Last-Modified", "Accept-Ranges")
+
+ENCODINGS = [None, "gzip", "br", "gzip, deflate, br, zstd", "deflate",
+             "br;q=0, gzip", "gzip;q=0", "GZIP", "identity", "", "x-gzip",
+             "*"]
+
+# What a precompressed file's answer may differ in: kweb honours Range on
+# it and says Accept-Ranges, nginx's gzip_static and brotli_static do not.
+PRE_RANGE = {"status", "Accept-Ranges", "Content-Range", "Content-Length",
+             "body", "Content-Type", "Content-Encoding", "ETag",
+             "Last-Modified"}
+
+
+def siblings(target):
+    """{".gz": kind, ".br": kind} of target's file (a directory's
+    index.html): "file", "other" or None."""
+    rel = target.lstrip("/")
+    if rel == "" or rel.endswith("/"):
+        rel += "index.html"
+    out = {}
+    for sfx in (".gz", ".br"):
+        path = os.path.join(CFG.docroot, rel + sfx)
+        out[sfx] = ("file" if os.path.isfile(path) else
+                    "other" if os.path.lexists(path) else None)
+    return out
+
+
+def known(target, fields, k, n, names):
+    """Why kweb's answer k may differ from nginx's n in names (a set),
+    as docs/behaviour.md says; None if it may not."""
+    sib = siblings(target)
+    if names == {"Vary"} and n.has("Vary") and not k.has("Vary") and \
+            "other" in sib.values():
+        return "a NAME.gz or NAME.br that is not a file: Vary from " \
+            "nginx, not from kweb"
+    if names == {"Vary"} and k.has("Vary") and not n.has("Vary") and \
+            sib[".br"] == "file" and sib[".gz"] != "file":
+        return "only a NAME.br: nginx's brotli_static sends Vary only " \
+            "with it, kweb with every answer (RFC 9110 12.5.5)"
+    ae = " ".join(f.split(":", 1)[1] for f in fields
+                  if f.lower().startswith("accept-encoding:")).lower()
+    ranged = any(f.lower().startswith("range:") for f in fields)
+    if "x-gzip" in ae:
+        return "x-gzip is gzip for kweb (RFC 9110 8.4.1.3), not for nginx"
+    if ae.strip().startswith("*"):
+        return "* allows br and gzip for kweb (RFC 9110 12.5.3), " \
+            "nothing for nginx"
+    if any(f.lower().startswith("range:") and "," in f for f in fields):
+        return "kweb answers several ranges with the whole file, nginx " \
+            "with multipart/byteranges"
+    if n.get("Content-Encoding") and (
+            names <= {"Accept-Ranges"} or (ranged and names <= PRE_RANGE)):
+        return "kweb honours Range on precompressed files and says so " \
+            "(RFC 9110 14), nginx does neither"
+    return None
+
+
+def fetch(addr, target, method="GET", fields=()):
+    host, port = addr
+    conn = Connection(host, port, time.monotonic() + CFG.timeout)
+    try:
+        head = ["%s %s HTTP/1.1" % (method, target),
+                "Host: %s:%d" % (format_host(host), port)]
+        head += list(fields)
+        return conn.request(("\r\n".join(head) + "\r\n\r\n").encode("latin-1"),
+                            method)
+    finally:
+        conn.close()
+
+
+def page_body(n):
+    """An error page as kweb's: nginx's signature, and 416's RFC 9110
+    reason (nginx 1.22 keeps RFC 7233's "Requested Range ...")."""
+    body = n.body
+    if n.code >= 300 and n.get("Content-Type") == "text/html":
+        body = body.replace(b"<center>nginx</center>",
+                            b"<center>kweb</center>")
+        body = body.replace(b"416 Requested Range Not Satisfiable",
+                            b"416 Range Not Satisfiable")
+    return body
+
+
+def compare(target, method, fields):
+    """Send the request to both: (kweb's response, nginx's, {name: what
+    differs}), status and body among the names."""
+    k = fetch(CFG.kweb, target, method, fields)
+    n = fetch(CFG.nginx, target, method, fields)
+    diffs = {}
+    if k.code != n.code:
+        diffs["status"] = "status %d, nginx %d" % (k.code, n.code)
+    kbody, nbody = page_body(k), page_body(n)
+    for name in COMPARED:
+        kv, nv = k.all(name), n.all(name)
+        # The error pages' lengths follow the signatures.
+        if name == "Content-Length" and k.code >= 300 and kv:
+            kv = [str(len(kbody))]
+        if name == "Content-Length" and n.code >= 300 and nv:
+            nv = [str(len(nbody))]
+        if kv != nv:
+            diffs[name] = "%s %r, nginx %r" % (name, kv, nv)
+    if kbody != nbody:
+        diffs["body"] = "body %d bytes, nginx %d" % (len(kbody), len(nbody))
+    return k, n, diffs
+
+
+def servable(rel, m):
+    """Files both may serve alike: no symlinks (kweb refuses those that
+    leave the docroot, nginx follows them), nothing private."""
+    return m["type"] in ("file", "dir") and "link" not in rel and \
+        not rel.startswith(("owned", "private", "privindex")) and \
+        rel != "fifo"
+
+
+def targets():
+    with open(CFG.manifest) as f:
+        files = json.load(f)["files"]
+    out = []
+    for rel, m in sorted(files.items()):
+        if not servable(rel, m):
+            continue
+        if m["type"] == "dir":
+            out += ["/" + rel + "/", "/" + rel]
+        elif all(ord(c) < 128 and c not in " %?#" for c in rel):
+            out.append("/" + rel)
+    return out + ["/", "/no-such-file", "/pre/no-such.js", "/pre/"]
+
+
+class Differ:
+    def __init__(self):
+        self.sent = 0
+        self.same = 0
+        self.known = {}
+        self.bad = []
+
+    def one(self, target, method="GET", fields=()):
+        k, n, diffs = compare(target, method, fields)
+        self.sent += 1
+        if not diffs:
+            self.same += 1
+            return k
+        why = known(target, fields, k, n, set(diffs))
+        if why:
+            self.known[why] = self.known.get(why, 0) + 1
+        else:
+            self.bad.append("%s %s %s: %s" % (method, target, list(fields),
+                                              "; ".join(diffs.values())))
+        return k
+
+    def report(self, minimum):
+        for why, n in sorted(self.known.items()):
+            taplib.note("%d known difference(s): %s" % (n, why))
+        taplib.check(self.sent >= minimum, "only %d requests" % self.sent)
+        taplib.check(not self.bad, "%d of %d requests differ:\n%s" % (
+            len(self.bad), self.sent, "\n".join(self.bad[:40])))
+        taplib.note("%d requests, %d the same" % (self.sent, self.same))
+
+
+@TESTS.test("every file, directory and missing path, GET and HEAD, each "
+            "Accept-Encoding: kweb answers as nginx")
+def t_files():
+    d = Differ()
+    big = {"/big.bin"}      # 10 MiB: twice is enough
+    for target in targets():
+        for ae in ENCODINGS[:2] if target in big else ENCODINGS:
+            fields = [] if ae is None else ["Accept-Encoding: " + ae]
+            d.one(target, "GET", fields)
+        d.one(target, "HEAD", ["Accept-Encoding: gzip, br"])
+    d.report(200)
+
+
+@TESTS.test("precompressed files: ranges and conditionals with the "
+            "validators each representation has")
+def t_validators():
+    d = Differ()
+    for target in ("/pre/app.js", "/pre/only-gz.css", "/pre/only-br.svg",
+                   "/pre/dir/", "/small.txt"):
+        for ae in (None, "gzip", "br", "gzip, br"):
+            aef = [] if ae is None else ["Accept-Encoding: " + ae]
+            first = d.one(target, "GET", aef)
+            etag = first.get("ETag") or '"x"'
+            lm = first.get("Last-Modified") or "x"
+            size = len(first.body)
+            for more in (["Range: bytes=0-9"], ["Range: bytes=-5"],
+                         ["Range: bytes=%d-" % size],
+                         ["Range: bytes=0-1,4-5"],
+                         ["If-None-Match: " + etag],
+                         ["If-None-Match: \"other\""],
+                         ["If-Modified-Since: " + lm],
+                         ["Range: bytes=0-3", "If-Range: " + etag],
+                         ["Range: bytes=0-3", "If-Range: \"other\""]):
+                d.one(target, "GET", aef + more)
+            d.one(target, "HEAD", aef + ["If-None-Match: " + etag])
+    d.report(150)
+
+
+def main():
+    global CFG
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--host", default="127.0.0.1")
+    ap.add_argument("--port", type=int, default=80)
+    ap.add_argument("--nginx-port", type=int, default=8083)
+    ap.add_argument("--docroot", required=True)
+    ap.add_argument("--timeout", type=float, default=10.0,
+                    help="seconds per request")
+    CFG = ap.parse_args()
+    CFG.kweb = (CFG.host, CFG.port)
+    CFG.nginx = (CFG.host, CFG.nginx_port)
+    CFG.manifest = os.path.join(os.path.dirname(
+        os.path.abspath(CFG.docroot)), "manifest.json")
+    return TESTS.run()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
