@@ -20,6 +20,9 @@ started from scratch, and on each side every row (workload x file set):
   file sets    spec     SPECweb99 classes: 35% 0.1-0.9 KiB, 50% 1-9 KiB,
                         14% 10-90 KiB, 1% 100-900 KiB
                1k 64k 1m  one file of 1 KiB, 64 KiB, 1 MiB
+               64kgz    a 64 KiB script asked for with Accept-Encoding:
+                        gzip, answered with its precompressed 64k.js.gz
+                        (nginx: gzip_static on)
 
 "nginx alone" listens on --port itself, so clients use the same URLs on
 every side. Everything is checked. Each side, once started, must answer
@@ -54,6 +57,7 @@ Python 3.9+ standard library only.
 """
 
 import argparse
+import gzip
 import hashlib
 import json
 import os
@@ -82,7 +86,9 @@ SPEC_FILES_PER_CLASS = 9
 CHECK_BIG_BODY = 256 * 1024
 CHECK_BIG_CONNS = 16
 FIXED = {"1k": 1024, "64k": 64 * 1024, "1m": 1024 * 1024}
-FILESETS = ("spec", "1k", "64k", "1m")
+# name: (path, size, coding): a text file served from its NAME.gz.
+PRECOMPRESSED = {"64kgz": (PREFIX + "64k.js", 64 * 1024, "gzip")}
+FILESETS = ("spec", "1k", "64k", "1m", "64kgz")
 WORKLOADS = {
     "httperf": {"tool": "httperf", "conns": 1},
     "wrk16": {"tool": "wrk", "conns": 16},
@@ -132,6 +138,22 @@ def file_bytes(path, size):
     return body[:size]
 
 
+def script_bytes(path, size):
+    """size bytes of a script, about as compressible as a real one (3:1)."""
+    rnd = random.Random(path)
+    words = ["function", "return", "const", "let", "this", "value",
+             "element", "document", "length", "index", "render", "state",
+             "props", "=>", "{", "}", "(", ")", ";", "if", "else", "null"]
+    out = []
+    n = 0
+    while n < size:
+        line = "  %s %s_%d(%d);\n" % (rnd.choice(words), rnd.choice(words),
+                                      rnd.randrange(500), rnd.randrange(10000))
+        out.append(line)
+        n += len(line)
+    return "".join(out).encode()[:size]
+
+
 def make_docroot(base, spec_dirs, seq_len, seed):
     """Write base/www/b/... and the request lists; return the file sets."""
     www = os.path.join(base, "www")
@@ -140,10 +162,11 @@ def make_docroot(base, spec_dirs, seq_len, seed):
         os.makedirs(d, exist_ok=True)
     sizes = {}
 
-    def put(path, size):
+    def put(path, size, data=None):
         full = os.path.join(www, path.lstrip("/"))
         os.makedirs(os.path.dirname(full), exist_ok=True)
-        data = file_bytes(path, size)
+        if data is None:
+            data = file_bytes(path, size)
         try:
             with open(full, "rb") as f:
                 same = f.read() == data
@@ -154,10 +177,16 @@ def make_docroot(base, spec_dirs, seq_len, seed):
                 f.write(data)
         os.chmod(full, 0o644)
         os.utime(full, (FIXED_MTIME, FIXED_MTIME))
-        sizes[path] = size
+        sizes[path] = len(data)
 
     for name, size in FIXED.items():
         put("%s%s.bin" % (PREFIX, name), size)
+    encoded = {}    # path -> (coding, the file answered)
+    for name, (path, size, coding) in PRECOMPRESSED.items():
+        data = script_bytes(path, size)
+        put(path, size, data)
+        put(path + ".gz", 0, gzip.compress(data, 9, mtime=0))
+        encoded[path] = (coding, path + ".gz")
     by_class = [[] for _ in range(4)]
     for d in range(spec_dirs):
         for c, i, size in spec_sizes():
@@ -191,6 +220,8 @@ def make_docroot(base, spec_dirs, seq_len, seed):
     sets = {"spec": seq}
     for name in FIXED:
         sets[name] = ["%s%s.bin" % (PREFIX, name)]
+    for name, (path, _, _) in PRECOMPRESSED.items():
+        sets[name] = [path]
     info = {}
     for name, paths in sets.items():
         txt = os.path.join(lists, name + ".txt")
@@ -199,8 +230,13 @@ def make_docroot(base, spec_dirs, seq_len, seed):
             f.write("".join(p + "\n" for p in paths))
         with open(wlog, "wb") as f:
             f.write(b"".join(p.encode() + b"\0" for p in paths))
-        info[name] = {"paths": paths, "sizes": [sizes[p] for p in paths],
-                      "list": txt, "wlog": wlog}
+        # What is answered: the precompressed file for an encoded path.
+        answered = [encoded[p][1] if p in encoded else p for p in paths]
+        info[name] = {"paths": paths, "sizes": [sizes[p] for p in answered],
+                      "list": txt, "wlog": wlog,
+                      "coding": encoded[paths[0]][0] if paths[0] in encoded
+                      else None}
+    info["_encoded"] = encoded
     return www, info, sizes
 
 
@@ -517,13 +553,14 @@ class RawClient:
             raise Failed("connection closed early")
         self.buf += data
 
-    def get(self, path):
+    def get(self, path, coding=None):
         """(status, head length, body, closes) of GET path."""
         if self.sock is None:
             self.sock = socket.create_connection(("127.0.0.1", self.port),
                                                  timeout=20)
-        self.sock.sendall(b"GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
-                          % path.encode())
+        ae = b"Accept-Encoding: %s\r\n" % coding.encode() if coding else b""
+        self.sock.sendall(b"GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\n%s\r\n"
+                          % (path.encode(), ae))
         while b"\r\n\r\n" not in self.buf:
             self._fill()
         head, self.buf = self.buf.split(b"\r\n\r\n", 1)
@@ -545,18 +582,21 @@ class RawClient:
         return status, len(head) + 4, body, closes
 
 
-def fetch_all(port, paths, www):
+def fetch_all(port, paths, www, encoded):
     """GET every path once: each must be a 200 with the file's exact
-    bytes (else Failed). Returns {path: length of the whole response}."""
+    bytes (else Failed); a path of encoded, {path: (coding, file)}, asked
+    for in that coding, with that file's. Returns {path: length of the
+    whole response}."""
     c = RawClient(port)
     lengths = {}
     try:
         for p in paths:
-            with open(os.path.join(www, p.lstrip("/")), "rb") as f:
+            coding, answer = encoded.get(p, (None, p))
+            with open(os.path.join(www, answer.lstrip("/")), "rb") as f:
                 want = f.read()
             for attempt in (1, 2):
                 try:
-                    status, head, body, _ = c.get(p)
+                    status, head, body, _ = c.get(p, coding)
                     break
                 except (OSError, ValueError, IndexError, Failed) as e:
                     c.close()
@@ -733,15 +773,24 @@ class Bench:
             cmd += ["--uri", self.info[fs]["paths"][0]]
         else:
             cmd += ["--wlog", "y," + self.info[fs]["wlog"]]
+        if self.info[fs]["coding"]:
+            # httperf reads the escape: each header ends in \n.
+            cmd += ["--add-header",
+                    "Accept-Encoding: %s\\n" % self.info[fs]["coding"]]
         return cmd
 
     def wrk_cmd(self, fs, conns, secs, checked):
         a = self.args
         threads = max(1, min(conns, a.wrk_threads or self.ncpu))
-        return [a.wrk, "-t", str(threads), "-c", str(conns), "-d",
-                "%ds" % secs, "--timeout", "60s", "-s", WRK_LUA,
-                "http://%s:%d/" % (self.url_host(), a.port), "--",
-                self.info[fs]["list"], "check" if checked else "count"]
+        info = self.info[fs]
+        cmd = [a.wrk, "-t", str(threads), "-c", str(conns), "-d",
+               "%ds" % secs, "--timeout", "60s", "-s", WRK_LUA,
+               "http://%s:%d/" % (self.url_host(), a.port), "--",
+               info["list"], "check" if checked else "count"]
+        if info["coding"]:
+            # A compressed body does not start with its size: give it.
+            cmd += [info["coding"], str(info["sizes"][0])]
+        return cmd
 
     def load(self, wl, fs, amount, checked=True):
         """One load run: (result, rusage, wall). amount: connections
@@ -854,7 +903,7 @@ class Bench:
             self.lengths = fetch_all(
                 self.args.port, sorted({p for fs in {r[1] for r in rows}
                                         for p in self.info[fs]["paths"]}),
-                self.www)
+                self.www, self.info["_encoded"])
         except (Failed, OSError, subprocess.SubprocessError) as e:
             for wl, fs in rows:
                 self.fail(dict(base, workload=wl, fileset=fs),
@@ -991,7 +1040,7 @@ def main():
     ap.add_argument("--nginx-affinity", action="store_true",
                     help="worker_cpu_affinity auto: a worker per CPU")
     ap.add_argument("--smoke", action="store_true",
-                    help="one short round of four rows: exercises every "
+                    help="one short round of six rows: exercises every "
                     "code path, times nothing worth reading")
     args = ap.parse_args()
 
@@ -1004,7 +1053,8 @@ def main():
             # Every code path (request list and single file, for both
             # tools; big bodies; many connections), none so slow under
             # TCG that a one-second run could complete nothing.
-            args.rows = "httperf:spec,httperf:1m,wrk16:spec,wrk256:1k"
+            args.rows = ("httperf:spec,httperf:1m,wrk16:spec,wrk256:1k,"
+                         "httperf:64kgz,wrk16:64kgz")
     if args.rows:
         rows = []
         for item in args.rows.split(","):

@@ -29,7 +29,7 @@ WORKLOAD_NAMES = {
     "wrk256": "wrk, keep-alive, 256 conns",
 }
 FILESET_NAMES = {"spec": "SPECweb99 mix", "1k": "1 KiB", "64k": "64 KiB",
-                 "1m": "1 MiB"}
+                 "1m": "1 MiB", "64kgz": "64 KiB script as its .gz (20 KiB)"}
 SERVER_NAMES = {"kweb": "kweb", "nginx": "nginx",
                 "handoff": "nginx behind kweb"}
 COMP_TITLES = {
