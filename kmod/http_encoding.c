@@ -15,41 +15,7 @@
  * does with both brotli_static and gzip_static on.
  */
 #include "http_encoding.h"
-
-static bool kweb_ae_ows(char c)
-{
-	return c == ' ' || c == '\t';
-}
-
-/* RFC 9110 5.6.2 */
-static bool kweb_ae_tchar(unsigned char c)
-{
-	if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
-	    (c >= 'A' && c <= 'Z'))
-		return true;
-	switch (c) {
-	case '!': case '#': case '$': case '%': case '&': case '\'':
-	case '*': case '+': case '-': case '.': case '^': case '_':
-	case '`': case '|': case '~':
-		return true;
-	}
-	return false;
-}
-
-static bool kweb_ae_ieq(const char *p, size_t len, const char *lc)
-{
-	size_t i;
-
-	for (i = 0; i < len; i++) {
-		char c = p[i];
-
-		if (c >= 'A' && c <= 'Z')
-			c += 'a' - 'A';
-		if (c != lc[i] || !lc[i])
-			return false;
-	}
-	return !lc[len];
-}
+#include "http_token.h"
 
 /* qvalue: 1 if above 0, 0 if 0, -1 if not a qvalue. */
 static int kweb_ae_qvalue(const char *p, size_t len)
@@ -72,9 +38,9 @@ static int kweb_ae_qvalue(const char *p, size_t len)
 /* The bit an element's coding stands for; 0 for codings kweb has not. */
 static u8 kweb_ae_coding_bit(const char *p, size_t len)
 {
-	if (kweb_ae_ieq(p, len, "br"))
+	if (kweb_http_ieq(p, len, "br"))
 		return KWEB_ENC_BIT(KWEB_ENC_BR);
-	if (kweb_ae_ieq(p, len, "gzip") || kweb_ae_ieq(p, len, "x-gzip"))
+	if (kweb_http_ieq(p, len, "gzip") || kweb_http_ieq(p, len, "x-gzip"))
 		return KWEB_ENC_BIT(KWEB_ENC_GZIP);
 	if (len == 1 && p[0] == '*')
 		return KWEB_ENC_BIT(KWEB_ENC_NR);
@@ -89,17 +55,17 @@ static void kweb_ae_element(struct kweb_accept_enc *a, const char *p,
 	int q = 1;
 	u8 bit;
 
-	while (i < len && kweb_ae_tchar(p[i]))
+	while (i < len && kweb_http_tchar(p[i]))
 		i++;
 	tok = i;
 	if (!tok)
 		return;
 	if (i < len) {
-		while (i < len && kweb_ae_ows(p[i]))
+		while (i < len && kweb_http_ows(p[i]))
 			i++;
 		if (i == len || p[i++] != ';')
 			return;
-		while (i < len && kweb_ae_ows(p[i]))
+		while (i < len && kweb_http_ows(p[i]))
 			i++;
 		if (len - i < 2 || (p[i] != 'q' && p[i] != 'Q') ||
 		    p[i + 1] != '=')
@@ -123,13 +89,13 @@ void kweb_accept_encoding_add(struct kweb_accept_enc *a, const char *p,
 	while (i < len) {
 		size_t s, e;
 
-		while (i < len && (kweb_ae_ows(p[i]) || p[i] == ','))
+		while (i < len && (kweb_http_ows(p[i]) || p[i] == ','))
 			i++;
 		s = i;
 		while (i < len && p[i] != ',')
 			i++;
 		e = i;
-		while (e > s && kweb_ae_ows(p[e - 1]))
+		while (e > s && kweb_http_ows(p[e - 1]))
 			e--;
 		if (e > s)
 			kweb_ae_element(a, p + s, e - s);
@@ -159,26 +125,22 @@ enum kweb_encoding kweb_encoding_choose(u8 accepted, u8 available)
 	return KWEB_ENC_IDENTITY;
 }
 
+/* Content-Encoding values and file name suffixes, by enum kweb_encoding. */
+static const struct {
+	const char *name;
+	const char *suffix;
+} kweb_encodings[KWEB_ENC_IDENTITY + 1] = {
+	[KWEB_ENC_BR] = { "br", ".br" },
+	[KWEB_ENC_GZIP] = { "gzip", ".gz" },
+	[KWEB_ENC_IDENTITY] = { "identity", "" },
+};
+
 const char *kweb_encoding_name(enum kweb_encoding e)
 {
-	switch (e) {
-	case KWEB_ENC_BR:
-		return "br";
-	case KWEB_ENC_GZIP:
-		return "gzip";
-	default:
-		return "identity";
-	}
+	return kweb_encodings[e < KWEB_ENC_NR ? e : KWEB_ENC_IDENTITY].name;
 }
 
 const char *kweb_encoding_suffix(enum kweb_encoding e)
 {
-	switch (e) {
-	case KWEB_ENC_BR:
-		return ".br";
-	case KWEB_ENC_GZIP:
-		return ".gz";
-	default:
-		return "";
-	}
+	return kweb_encodings[e < KWEB_ENC_NR ? e : KWEB_ENC_IDENTITY].suffix;
 }

@@ -7,16 +7,12 @@
  * '/', '\\' or NUL: only the characters of host names get through.
  */
 #include "http_host.h"
+#include "http_token.h"
 
 static bool kweb_host_name_char(char c)
 {
 	return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
 	       c == '-' || c == '_' || c == '.';
-}
-
-static char kweb_host_lower(char c)
-{
-	return c >= 'A' && c <= 'Z' ? c + ('a' - 'A') : c;
 }
 
 /* ":" *DIGIT, or nothing. */
@@ -46,7 +42,7 @@ int kweb_host_dir(const char *p, size_t len, char *out)
 
 		/* IPv6: hex digits, ':' and '.' (an IPv4 tail), no "..". */
 		for (i = 1; i < len && p[i] != ']'; i++) {
-			char c = kweb_host_lower(p[i]);
+			char c = kweb_http_lower(p[i]);
 
 			colon |= c == ':';
 			if (c == '.' && p[i - 1] == '.')
@@ -60,13 +56,13 @@ int kweb_host_dir(const char *p, size_t len, char *out)
 			return -EINVAL;
 		n = i + 1;
 		for (i = 0; i < n; i++)
-			out[i] = kweb_host_lower(p[i]);
+			out[i] = kweb_http_lower(p[i]);
 		out[n] = '\0';
 		return n;
 	}
 
 	for (n = 0; n < len && p[n] != ':'; n++) {
-		char c = kweb_host_lower(p[n]);
+		char c = kweb_http_lower(p[n]);
 
 		if (!kweb_host_name_char(c))
 			return -EINVAL;
@@ -82,7 +78,7 @@ int kweb_host_dir(const char *p, size_t len, char *out)
 	if (!n || n > KWEB_HOST_MAX)
 		return -EINVAL;
 	for (i = 0; i < n; i++)
-		out[i] = kweb_host_lower(p[i]);
+		out[i] = kweb_http_lower(p[i]);
 	out[n] = '\0';
 	return n;
 }

@@ -13,6 +13,7 @@
  * soon as its line ends.
  */
 #include "http_parse.h"
+#include "http_token.h"
 
 /* Internal result of the helpers below: carry on, or wait for more bytes. */
 #define KWEB_HP_DONE		0
@@ -40,20 +41,6 @@ struct kweb_hp {
 	u32 te_codings;
 };
 
-static bool kweb_hp_tchar(unsigned char c)
-{
-	if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-	    (c >= '0' && c <= '9'))
-		return true;
-	switch (c) {
-	case '!': case '#': case '$': case '%': case '&': case '\'':
-	case '*': case '+': case '-': case '.': case '^': case '_':
-	case '`': case '|': case '~':
-		return true;
-	}
-	return false;
-}
-
 /* Anything visible, and obs-text like nginx; never SP, CTL or DEL. */
 static bool kweb_hp_target_char(unsigned char c)
 {
@@ -64,27 +51,6 @@ static bool kweb_hp_target_char(unsigned char c)
 static bool kweb_hp_value_char(unsigned char c)
 {
 	return c == '\t' || (c >= 0x20 && c != 0x7f);
-}
-
-static bool kweb_hp_ows(char c)
-{
-	return c == ' ' || c == '\t';
-}
-
-static char kweb_hp_lower(char c)
-{
-	return c >= 'A' && c <= 'Z' ? c + ('a' - 'A') : c;
-}
-
-/* Does p[0..len) equal the lower-case string lc, ignoring case? */
-static bool kweb_hp_ieq(const char *p, size_t len, const char *lc)
-{
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		if (!lc[i] || kweb_hp_lower(p[i]) != lc[i])
-			return false;
-	return !lc[len];
 }
 
 static bool kweb_hp_str_is(struct kweb_str s, const char *lit)
@@ -193,13 +159,13 @@ static int kweb_hp_list(struct kweb_hp *h, struct kweb_str v,
 		u32 s, e;
 		int rc;
 
-		while (i < v.len && (kweb_hp_ows(v.p[i]) || v.p[i] == ','))
+		while (i < v.len && (kweb_http_ows(v.p[i]) || v.p[i] == ','))
 			i++;
 		s = i;
 		while (i < v.len && v.p[i] != ',')
 			i++;
 		e = i;
-		while (e > s && kweb_hp_ows(v.p[e - 1]))
+		while (e > s && kweb_http_ows(v.p[e - 1]))
 			e--;
 		if (e == s)
 			continue;
@@ -213,9 +179,9 @@ static int kweb_hp_list(struct kweb_hp *h, struct kweb_str v,
 static int kweb_hp_connection_opt(struct kweb_hp *h, const char *p,
 				  size_t len)
 {
-	if (kweb_hp_ieq(p, len, "close"))
+	if (kweb_http_ieq(p, len, "close"))
 		h->conn_close = true;
-	else if (kweb_hp_ieq(p, len, "keep-alive"))
+	else if (kweb_http_ieq(p, len, "keep-alive"))
 		h->conn_keep_alive = true;
 	return KWEB_HP_DONE;
 }
@@ -232,9 +198,9 @@ static int kweb_hp_coding(struct kweb_hp *h, const char *p, size_t len)
 
 	h->te_codings++;
 	for (i = 0; i < len; i++)
-		if (!kweb_hp_tchar(p[i]))
-			return p[i] == ';' || kweb_hp_ows(p[i]) ? 501 : 400;
-	if (!kweb_hp_ieq(p, len, "chunked"))
+		if (!kweb_http_tchar(p[i]))
+			return p[i] == ';' || kweb_http_ows(p[i]) ? 501 : 400;
+	if (!kweb_http_ieq(p, len, "chunked"))
 		return 501;
 	if (h->req->chunked)
 		return 400;
@@ -276,47 +242,47 @@ static int kweb_hp_field(struct kweb_hp *h, struct kweb_str name,
 	const char *n = name.p;
 	size_t nl = name.len;
 
-	if (kweb_hp_ieq(n, nl, "host")) {
+	if (kweb_http_ieq(n, nl, "host")) {
 		if (req->host.p || !kweb_hp_host_ok(v))
 			return 400;
 		req->host = v;
-	} else if (kweb_hp_ieq(n, nl, "connection")) {
+	} else if (kweb_http_ieq(n, nl, "connection")) {
 		return kweb_hp_list(h, v, kweb_hp_connection_opt);
-	} else if (kweb_hp_ieq(n, nl, "content-length")) {
+	} else if (kweb_http_ieq(n, nl, "content-length")) {
 		/* Any repeat, even an equal one, is refused like nginx. */
 		if (req->has_content_length || h->te_seen)
 			return 400;
 		if (kweb_hp_content_length(v, &req->content_length))
 			return 400;
 		req->has_content_length = true;
-	} else if (kweb_hp_ieq(n, nl, "transfer-encoding")) {
+	} else if (kweb_http_ieq(n, nl, "transfer-encoding")) {
 		return kweb_hp_transfer_encoding(h, v);
-	} else if (kweb_hp_ieq(n, nl, "range")) {
+	} else if (kweb_http_ieq(n, nl, "range")) {
 		req->range = req->range.p ? name : v;
-	} else if (kweb_hp_ieq(n, nl, "if-range")) {
+	} else if (kweb_http_ieq(n, nl, "if-range")) {
 		req->if_range = req->if_range.p ? name : v;
-	} else if (kweb_hp_ieq(n, nl, "if-none-match")) {
+	} else if (kweb_http_ieq(n, nl, "if-none-match")) {
 		if (!req->if_none_match.p)
 			req->if_none_match = v;
-	} else if (kweb_hp_ieq(n, nl, "if-modified-since")) {
+	} else if (kweb_http_ieq(n, nl, "if-modified-since")) {
 		if (!req->if_modified_since.p)
 			req->if_modified_since = v;
-	} else if (kweb_hp_ieq(n, nl, "accept-encoding")) {
+	} else if (kweb_http_ieq(n, nl, "accept-encoding")) {
 		kweb_accept_encoding_add(&req->accept_enc, v.p, v.len);
-	} else if (kweb_hp_ieq(n, nl, "referer")) {
+	} else if (kweb_http_ieq(n, nl, "referer")) {
 		if (!req->referer.p)
 			req->referer = v;
-	} else if (kweb_hp_ieq(n, nl, "user-agent")) {
+	} else if (kweb_http_ieq(n, nl, "user-agent")) {
 		if (!req->user_agent.p)
 			req->user_agent = v;
 	} else if (req->minor == 0) {
 		/* HTTP/1.0: ignore Upgrade (RFC 9110 7.8) and Expect (10.1.1) */
 		return KWEB_HP_DONE;
-	} else if (kweb_hp_ieq(n, nl, "upgrade")) {
+	} else if (kweb_http_ieq(n, nl, "upgrade")) {
 		if (v.len)
 			req->upgrade = true;
-	} else if (kweb_hp_ieq(n, nl, "expect")) {
-		if (kweb_hp_ieq(v.p, v.len, "100-continue"))
+	} else if (kweb_http_ieq(n, nl, "expect")) {
+		if (kweb_http_ieq(v.p, v.len, "100-continue"))
 			req->expect_continue = true;
 	}
 	return KWEB_HP_DONE;
@@ -351,7 +317,7 @@ static int kweb_hp_request_line(struct kweb_hp *h, size_t *pos)
 	size_t i = *pos, s = *pos, k;
 	int rc;
 
-	while (i < end && kweb_hp_tchar(b[i]))
+	while (i < end && kweb_http_tchar(b[i]))
 		i++;
 	if (i == end)
 		return KWEB_HP_MORE;
@@ -441,13 +407,13 @@ static int kweb_hp_head(struct kweb_hp *h)
 		if (rc != KWEB_HP_NOT_EOL)
 			return rc;
 		/* obs-fold, or whitespace before the first field: 400 */
-		if (kweb_hp_ows(b[i]))
+		if (kweb_http_ows(b[i]))
 			return 400;
 		if (++h->fields > KWEB_MAX_FIELDS)
 			return 431;
 
 		s = i;
-		while (i < end && kweb_hp_tchar(b[i]))
+		while (i < end && kweb_http_tchar(b[i]))
 			i++;
 		if (i == end)
 			return KWEB_HP_MORE;
@@ -466,9 +432,9 @@ static int kweb_hp_head(struct kweb_hp *h)
 		rc = kweb_hp_eol(b, end, &i);
 		if (rc)
 			return rc;
-		while (s < e && kweb_hp_ows(b[s]))
+		while (s < e && kweb_http_ows(b[s]))
 			s++;
-		while (e > s && kweb_hp_ows(b[e - 1]))
+		while (e > s && kweb_http_ows(b[e - 1]))
 			e--;
 		rc = kweb_hp_field(h, name, kweb_hp_slice(b, s, e));
 		if (rc)
