@@ -17,6 +17,35 @@
 #include "kweb.h"
 #include "mimemap.h"
 
+/* Listener 1, which the module makes when it is loaded. */
+static char *docroot;
+module_param(docroot, charp, 0444);
+MODULE_PARM_DESC(docroot, "absolute path of the directory to serve (required)");
+
+static ushort port = 80;
+module_param(port, ushort, 0444);
+MODULE_PARM_DESC(port, "TCP port to listen on, IPv4 and IPv6 (default 80)");
+
+static char *backend_ipv4 = "127.0.0.1";
+module_param(backend_ipv4, charp, 0444);
+MODULE_PARM_DESC(backend_ipv4,
+		 "backend address for IPv4 clients (default 127.0.0.1)");
+
+static char *backend_ipv6 = "::1";
+module_param(backend_ipv6, charp, 0444);
+MODULE_PARM_DESC(backend_ipv6, "backend address for IPv6 clients (default ::1)");
+
+/* Listener 1's own; other listeners get theirs from listener-add/set. */
+static char *cache_control = "";
+module_param(cache_control, charp, 0444);
+MODULE_PARM_DESC(cache_control,
+		 "Cache-Control rules of listener 1, e.g. \"/assets/=max-age=31536000, immutable;.css=max-age=3600\"");
+
+static bool expires;
+module_param(expires, bool, 0444);
+MODULE_PARM_DESC(expires,
+		 "listener 1 sends Expires with a Cache-Control rule's max-age (default N)");
+
 static struct kweb_limits kweb_limits_param = {
 	.max_header_size = 8192,
 	.header_timeout = 60,
@@ -221,7 +250,7 @@ struct kweb_rules *kweb_rules_alloc(const char *prefixes,
 	return r;
 }
 
-static void kweb_rules_free(struct kweb_rules *r)
+void kweb_rules_free(struct kweb_rules *r)
 {
 	if (!r)
 		return;
@@ -302,10 +331,72 @@ void kweb_config_set(const struct kweb_config *cfg)
 	}
 }
 
+void kweb_backend_defaults(struct kweb_backend *b)
+{
+	/* Checked when the module was loaded. */
+	WARN_ON(kweb_backend_parse(b, backend_ipv4, backend_ipv6));
+	b->port = 0;
+}
+
+void kweb_config_server_args(struct kweb_server_args *args,
+			     struct kweb_site_args *site)
+{
+	memset(args, 0, sizeof(*args));
+	args->docroot = docroot;
+	args->port = port;
+	args->any = true;
+	kweb_backend_defaults(&args->backend);
+	memset(site, 0, sizeof(*site));
+	site->cache_control = cache_control;
+	site->expires = expires;
+	args->site = site;
+}
+
 /* Load time: the same bounds as uapi/kweb.yaml gives netlink. */
 static int kweb_config_check(void)
 {
 	const struct kweb_limits *l = &kweb_limits_param;
+	struct kweb_cache_rules *cr;
+	struct kweb_backend b;
+	int err;
+
+	if (!docroot || !*docroot) {
+		pr_err("docroot= is required, e.g. insmod kweb.ko docroot=/srv/www\n");
+		return -EINVAL;
+	}
+	if (docroot[0] != '/') {
+		pr_err("docroot=%s must be an absolute path\n", docroot);
+		return -EINVAL;
+	}
+	if (!port) {
+		pr_err("port=0 is not a port\n");
+		return -EINVAL;
+	}
+	if (backend_port == port) {
+		pr_err("backend_port=%u is kweb's own port\n", port);
+		return -EINVAL;
+	}
+	if (kweb_backend_parse(&b, backend_ipv4, backend_ipv6)) {
+		pr_err("backend_ipv4=%s backend_ipv6=%s: not addresses\n",
+		       backend_ipv4, backend_ipv6);
+		return -EINVAL;
+	}
+	if (strlen(cache_control) > KWEB_CACHE_CONTROL_MAX_LEN) {
+		pr_err("cache_control is at most %u bytes\n",
+		       KWEB_CACHE_CONTROL_MAX_LEN);
+		return -EINVAL;
+	}
+	cr = kmalloc(sizeof(*cr), GFP_KERNEL);
+	if (!cr)
+		return -ENOMEM;
+	err = kweb_cache_rules_parse(cr, cache_control);
+	kfree(cr);
+	if (err) {
+		pr_err("cache_control=%s: %s\n", cache_control,
+		       err == -E2BIG ? "more than 32 rules" :
+		       "each rule must be /prefix=value or .ext=value, values Cache-Control directives");
+		return err;
+	}
 
 	if (l->max_header_size < KWEB_MAX_HEADER_SIZE_MIN ||
 	    l->max_header_size > KWEB_MAX_HEADER_SIZE_MAX) {

@@ -42,6 +42,16 @@ struct kweb_rules {
 	char *extensions;
 };
 
+struct kweb_backend;
+struct kweb_server_args;
+struct kweb_site_args;
+
+/* The backend addresses of the module parameters; port 0 (module-wide). */
+void kweb_backend_defaults(struct kweb_backend *b);
+/* Listener 1 as the parameters make it; site is what args->site points to. */
+void kweb_config_server_args(struct kweb_server_args *args,
+			     struct kweb_site_args *site);
+
 int kweb_config_init(void);
 void kweb_config_exit(void);
 void kweb_config_get(struct kweb_config *cfg);
@@ -54,6 +64,7 @@ void kweb_config_set(const struct kweb_config *cfg);
  */
 struct kweb_rules *kweb_rules_alloc(const char *prefixes,
 				    const char *extensions);
+void kweb_rules_free(struct kweb_rules *r);
 /* Under kweb_ctl_mutex: takes rules over, frees the old ones after RCU. */
 void kweb_rules_replace(struct kweb_rules *rules);
 /* Under rcu_read_lock(), or kweb_ctl_mutex. */

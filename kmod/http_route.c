@@ -89,14 +89,22 @@ enum kweb_route kweb_route_target(const struct kweb_route_rules *rules,
 				  const struct kweb_target *t,
 				  const char *path)
 {
+	return kweb_route_target2(rules, rules, t, path);
+}
+
+enum kweb_route kweb_route_target2(const struct kweb_route_rules *pfx,
+				   const struct kweb_route_rules *ext,
+				   const struct kweb_target *t,
+				   const char *path)
+{
 	const char *base;
 	size_t len = t->path_len, blen;
 	unsigned int i;
 
 	if (t->has_query)
 		return KWEB_ROUTE_QUERY;
-	for (i = 0; i < rules->nr_prefix; i++) {
-		const struct kweb_str *p = &rules->prefix[i];
+	for (i = 0; i < pfx->nr_prefix; i++) {
+		const struct kweb_str *p = &pfx->prefix[i];
 
 		if (len >= p->len && !memcmp(path, p->p, p->len))
 			return KWEB_ROUTE_PREFIX;
@@ -107,9 +115,9 @@ enum kweb_route kweb_route_target(const struct kweb_route_rules *rules,
 		if (path[i] == '/')
 			base = path + i + 1;
 	blen = path + len - base;
-	for (i = 0; i < rules->nr_ext; i++)
-		if (blen >= rules->ext[i].len &&
-		    kweb_ends_with_ci(base, blen, &rules->ext[i]))
+	for (i = 0; i < ext->nr_ext; i++)
+		if (blen >= ext->ext[i].len &&
+		    kweb_ends_with_ci(base, blen, &ext->ext[i]))
 			return KWEB_ROUTE_EXTENSION;
 	return KWEB_ROUTE_SERVE;
 }

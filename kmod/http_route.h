@@ -62,5 +62,10 @@ enum kweb_route kweb_route_request(enum kweb_parse_result res,
 enum kweb_route kweb_route_target(const struct kweb_route_rules *rules,
 				  const struct kweb_target *t,
 				  const char *path);
+/* The same, with the prefixes of pfx and the extensions of ext. */
+enum kweb_route kweb_route_target2(const struct kweb_route_rules *pfx,
+				   const struct kweb_route_rules *ext,
+				   const struct kweb_target *t,
+				   const char *path);
 
 #endif /* KWEB_HTTP_ROUTE_H */

@@ -25,6 +25,7 @@
 #include "http_parse.h"
 #include "http_path.h"
 #include "http_route.h"
+#include "site.h"
 
 #define KWEB_NAME "kweb"
 
@@ -126,6 +127,7 @@ struct kweb_server_args {
 	bool has_addr4, has_addr6;	/* else only these */
 	__be32 addr4;
 	struct in6_addr addr6;
+	const struct kweb_site_args *site;	/* its own settings */
 	/* Which input to blame in an extack message; NULL at module load. */
 	const struct nlattr *docroot_attr, *port_attr, *addr_attr;
 };
@@ -156,7 +158,8 @@ struct kweb_server {
 	__be32 addr4;
 	struct in6_addr addr6;
 	struct kweb_limits limits;
-	struct kweb_backend backend;
+	struct kweb_backend backend;	/* .port: WRITE_ONCE(), listener-set */
+	struct kweb_site __rcu *site;	/* its own settings (site.h) */
 	struct kweb_cache cache;
 	struct net *net;		/* where the listeners are; no reference */
 	struct kweb_listener listeners[2];	/* IPv4, IPv6 */
@@ -284,11 +287,12 @@ int kweb_servers_ident_prepare(u32 user, u32 group,
 void kweb_servers_ident_commit(void);
 void kweb_servers_ident_abort(void);
 u16 kweb_server_backend_port(const struct kweb_server *srv);
+int kweb_server_set_backend_port(struct kweb_server *srv, u16 port);
+/* Under kweb_ctl_mutex: srv's site, and replacing it (the old after RCU). */
+struct kweb_site *kweb_server_site(const struct kweb_server *srv);
+void kweb_server_site_replace(struct kweb_server *srv, struct kweb_site *site);
 int kweb_servers_init(void);
 void kweb_servers_exit(void);
-
-/* main.c: the backend addresses of the module parameters. */
-void kweb_backend_defaults(struct kweb_backend *b);
 
 /* netlink.c: the kweb generic netlink family (uapi/kweb.yaml). */
 extern struct genl_family kweb_nl_family;

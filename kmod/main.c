@@ -6,27 +6,9 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
-#include <linux/moduleparam.h>
 #include <linux/nsproxy.h>
 
 #include "kweb.h"
-
-static char *docroot;
-module_param(docroot, charp, 0444);
-MODULE_PARM_DESC(docroot, "absolute path of the directory to serve (required)");
-
-static ushort port = 80;
-module_param(port, ushort, 0444);
-MODULE_PARM_DESC(port, "TCP port to listen on, IPv4 and IPv6 (default 80)");
-
-static char *backend_ipv4 = "127.0.0.1";
-module_param(backend_ipv4, charp, 0444);
-MODULE_PARM_DESC(backend_ipv4,
-		 "backend address for IPv4 clients (default 127.0.0.1)");
-
-static char *backend_ipv6 = "::1";
-module_param(backend_ipv6, charp, 0444);
-MODULE_PARM_DESC(backend_ipv6, "backend address for IPv6 clients (default ::1)");
 
 const char *const kweb_stat_names[KWEB_STAT_NR] = {
 	[KWEB_STAT_CONN_ACCEPTED] = "connections_accepted",
@@ -72,59 +54,28 @@ u64 kweb_stat_read_own(struct kweb_stats __percpu *own, enum kweb_stat s)
 	return sum;
 }
 
-static int kweb_check_params(void)
-{
-	if (!docroot || !*docroot) {
-		pr_err("docroot= is required, e.g. insmod kweb.ko docroot=/srv/www\n");
-		return -EINVAL;
-	}
-	if (docroot[0] != '/') {
-		pr_err("docroot=%s must be an absolute path\n", docroot);
-		return -EINVAL;
-	}
-	if (!port) {
-		pr_err("port=0 is not a port\n");
-		return -EINVAL;
-	}
-	if (kweb_backend_port() == port) {
-		pr_err("backend_port=%u is kweb's own port\n", port);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-void kweb_backend_defaults(struct kweb_backend *b)
-{
-	/* Checked when the module was loaded. */
-	WARN_ON(kweb_backend_parse(b, backend_ipv4, backend_ipv6));
-	b->port = 0;
-}
-
 /* The listener the parameters make, in the namespace of insmod. */
 static int kweb_default_server(void)
 {
-	struct kweb_server_args args = {
-		.docroot = docroot, .port = port, .any = true,
-	};
+	struct kweb_server_args args;
+	struct kweb_site_args site;
 	struct kweb_server *srv;
-	int err;
 
-	err = kweb_backend_parse(&args.backend, backend_ipv4, backend_ipv6);
-	if (err)
-		return err;
+	kweb_config_server_args(&args, &site);
 	mutex_lock(&kweb_ctl_mutex);
 	srv = kweb_server_create(current->nsproxy->net_ns, &args, NULL);
 	mutex_unlock(&kweb_ctl_mutex);
-	return PTR_ERR_OR_ZERO(srv);
+	if (IS_ERR(srv))
+		return PTR_ERR(srv);
+	pr_info("serving %s on port %u, backend port %u\n", args.docroot,
+		args.port, kweb_backend_port());
+	return 0;
 }
 
 static int __init kweb_init(void)
 {
 	int err;
 
-	err = kweb_check_params();
-	if (err)
-		return err;
 	err = kweb_config_init();
 	if (err)
 		return err;
@@ -146,8 +97,6 @@ static int __init kweb_init(void)
 	err = kweb_netlink_init();
 	if (err)
 		goto out_servers;
-	pr_info("serving %s on port %u, backend port %u\n", docroot, port,
-		kweb_backend_port());
 	return 0;
 
 out_servers:

@@ -156,7 +156,8 @@ fail:
 int kweb_nl_config_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	const struct nlattr *id = info->attrs[KWEB_A_CONFIG_LISTENER_ID];
-	const struct kweb_rules *rules;
+	const struct kweb_rules *pfx, *ext;
+	struct kweb_server *srv = NULL;
 	struct kweb_config cfg;
 	struct sk_buff *msg;
 	void *hdr;
@@ -166,12 +167,25 @@ int kweb_nl_config_get_doit(struct sk_buff *skb, struct genl_info *info)
 	if (!msg)
 		return -ENOMEM;
 	mutex_lock(&kweb_ctl_mutex);
-	if (id && !kweb_nl_server(genl_info_net(info), id, info->extack)) {
-		err = -ENOENT;
-		goto fail;
+	if (id) {
+		srv = kweb_nl_server(genl_info_net(info), id, info->extack);
+		if (!srv) {
+			err = -ENOENT;
+			goto fail;
+		}
 	}
 	kweb_config_get(&cfg);
-	rules = kweb_rules();
+	pfx = kweb_rules();
+	ext = pfx;
+	/* A listener's own settings are those it runs with. */
+	if (srv) {
+		const struct kweb_site *site = kweb_server_site(srv);
+
+		cfg.precompressed = kweb_site_precompressed(site);
+		cfg.backend_port = kweb_server_backend_port(srv);
+		pfx = kweb_site_prefixes(site);
+		ext = kweb_site_extensions(site);
+	}
 	if (nla_put_u32(msg, KWEB_A_CONFIG_HEADER_TIMEOUT,
 			cfg.limits.header_timeout) ||
 	    nla_put_u32(msg, KWEB_A_CONFIG_KEEPALIVE_TIMEOUT,
@@ -192,9 +206,9 @@ int kweb_nl_config_get_doit(struct sk_buff *skb, struct genl_info *info)
 		       cfg.backend_missing) ||
 	    nla_put_u8(msg, KWEB_A_CONFIG_PRECOMPRESSED, cfg.precompressed) ||
 	    nla_put_string(msg, KWEB_A_CONFIG_DYNAMIC_PREFIXES,
-			   rules->prefixes) ||
+			   pfx->prefixes) ||
 	    nla_put_string(msg, KWEB_A_CONFIG_DYNAMIC_EXTENSIONS,
-			   rules->extensions) ||
+			   ext->extensions) ||
 	    nla_put_string(msg, KWEB_A_CONFIG_MIME_TYPES,
 			   kweb_mime_map_text()) ||
 	    nla_put_u32(msg, KWEB_A_CONFIG_USER, cfg.user) ||
@@ -361,7 +375,11 @@ static int kweb_nl_listener_fill(struct sk_buff *msg,
 				 const struct kweb_server *srv, char *buf)
 {
 	const char *docroot = d_path(&srv->docroot, buf, PATH_MAX);
+	const struct kweb_site *site = kweb_server_site(srv);
+	u32 inherit = site->inherit;
 
+	if (!READ_ONCE(srv->backend.port))
+		inherit |= KWEB_SETTING_BACKEND_PORT;
 	if (IS_ERR(docroot))
 		docroot = "";
 	if (nla_put_u32(msg, KWEB_A_LISTENER_ID, srv->id) ||
@@ -374,7 +392,17 @@ static int kweb_nl_listener_fill(struct sk_buff *msg,
 	    nla_put_u16(msg, KWEB_A_LISTENER_BACKEND_PORT,
 			kweb_server_backend_port(srv)) ||
 	    nla_put_u32(msg, KWEB_A_LISTENER_CONNECTIONS_OPEN,
-			READ_ONCE(srv->nr_conns)))
+			READ_ONCE(srv->nr_conns)) ||
+	    nla_put_u8(msg, KWEB_A_LISTENER_PRECOMPRESSED,
+		       kweb_site_precompressed(site)) ||
+	    nla_put_string(msg, KWEB_A_LISTENER_DYNAMIC_PREFIXES,
+			   kweb_site_prefixes(site)->prefixes) ||
+	    nla_put_string(msg, KWEB_A_LISTENER_DYNAMIC_EXTENSIONS,
+			   kweb_site_extensions(site)->extensions) ||
+	    nla_put_u32(msg, KWEB_A_LISTENER_INHERIT, inherit) ||
+	    nla_put_string(msg, KWEB_A_LISTENER_CACHE_CONTROL,
+			   site->cache_control) ||
+	    nla_put_u8(msg, KWEB_A_LISTENER_EXPIRES, site->expires))
 		return -EMSGSIZE;
 	if (!srv->any && srv->has_addr4 &&
 	    nla_put_in_addr(msg, KWEB_A_LISTENER_ADDR4, srv->addr4))
@@ -468,10 +496,81 @@ int kweb_nl_listener_get_dumpit(struct sk_buff *skb,
 	return err ?: skb->len;
 }
 
+/* Check cache-control rules alone, for the extack's message. */
+static int kweb_nl_cache_control_check(const struct nlattr *attr,
+				       struct netlink_ext_ack *extack)
+{
+	struct kweb_cache_rules *r;
+	int err;
+
+	if (!attr)
+		return 0;
+	r = kmalloc(sizeof(*r), GFP_KERNEL);
+	if (!r)
+		return -ENOMEM;
+	err = kweb_cache_rules_parse(r, nla_data(attr));
+	kfree(r);
+	if (err == -E2BIG)
+		NL_SET_ERR_MSG_ATTR(extack, attr, "more than 32 rules");
+	else if (err)
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "each rule must be /prefix=value or .ext=value, the value Cache-Control directives without ';'");
+	return err;
+}
+
+/* A listener's own settings in a request of the listener set. */
+static int kweb_nl_site_args(struct genl_info *info,
+			     struct kweb_site_args *args)
+{
+	struct nlattr **tb = info->attrs;
+	const struct nlattr *pfx = tb[KWEB_A_LISTENER_DYNAMIC_PREFIXES];
+	const struct nlattr *ext = tb[KWEB_A_LISTENER_DYNAMIC_EXTENSIONS];
+	const struct nlattr *cc = tb[KWEB_A_LISTENER_CACHE_CONTROL];
+	const struct nlattr *inherit = tb[KWEB_A_LISTENER_INHERIT];
+	int err;
+
+	memset(args, 0, sizeof(*args));
+	args->expires = -1;
+	err = kweb_nl_rules_check(pfx, true, info->extack);
+	if (!err)
+		err = kweb_nl_rules_check(ext, false, info->extack);
+	if (!err)
+		err = kweb_nl_cache_control_check(cc, info->extack);
+	if (err)
+		return err;
+	if (inherit)
+		args->inherit = nla_get_u32(inherit);
+	if (tb[KWEB_A_LISTENER_PRECOMPRESSED]) {
+		args->own |= KWEB_SETTING_PRECOMPRESSED;
+		args->precompressed =
+			nla_get_u8(tb[KWEB_A_LISTENER_PRECOMPRESSED]);
+	}
+	if (pfx) {
+		args->own |= KWEB_SETTING_DYNAMIC_PREFIXES;
+		args->prefixes = nla_data(pfx);
+	}
+	if (ext) {
+		args->own |= KWEB_SETTING_DYNAMIC_EXTENSIONS;
+		args->extensions = nla_data(ext);
+	}
+	/* Both a value and "follow the module-wide one" is no request. */
+	if (args->own & args->inherit) {
+		NL_SET_ERR_MSG_ATTR(info->extack, inherit,
+				    "a setting given cannot also be inherited");
+		return -EINVAL;
+	}
+	if (cc)
+		args->cache_control = nla_data(cc);
+	if (tb[KWEB_A_LISTENER_EXPIRES])
+		args->expires = nla_get_u8(tb[KWEB_A_LISTENER_EXPIRES]);
+	return 0;
+}
+
 int kweb_nl_listener_add_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr **tb = info->attrs;
 	struct kweb_server_args args = {};
+	struct kweb_site_args site;
 	struct kweb_server *srv;
 	struct sk_buff *msg;
 	void *hdr;
@@ -480,6 +579,10 @@ int kweb_nl_listener_add_doit(struct sk_buff *skb, struct genl_info *info)
 	if (GENL_REQ_ATTR_CHECK(info, KWEB_A_LISTENER_PORT) ||
 	    GENL_REQ_ATTR_CHECK(info, KWEB_A_LISTENER_DOCROOT))
 		return -EINVAL;
+	err = kweb_nl_site_args(info, &site);
+	if (err)
+		return err;
+	args.site = &site;
 	args.port = nla_get_u16(tb[KWEB_A_LISTENER_PORT]);
 	args.port_attr = tb[KWEB_A_LISTENER_PORT];
 	args.docroot = nla_data(tb[KWEB_A_LISTENER_DOCROOT]);
@@ -524,6 +627,62 @@ int kweb_nl_listener_add_doit(struct sk_buff *skb, struct genl_info *info)
 		err = 0;
 	}
 	mutex_unlock(&kweb_ctl_mutex);
+	return err;
+}
+
+int kweb_nl_listener_set_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	const struct nlattr *port = info->attrs[KWEB_A_LISTENER_BACKEND_PORT];
+	struct kweb_site_args args;
+	struct kweb_server *srv;
+	struct kweb_site *site;
+	struct sk_buff *msg;
+	void *hdr;
+	int err;
+
+	if (GENL_REQ_ATTR_CHECK(info, KWEB_A_LISTENER_ID))
+		return -EINVAL;
+	err = kweb_nl_site_args(info, &args);
+	if (err)
+		return err;
+	if (port && (args.inherit & KWEB_SETTING_BACKEND_PORT)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, port,
+				    "a setting given cannot also be inherited");
+		return -EINVAL;
+	}
+	msg = kweb_nl_reply_new(info, KWEB_CMD_LISTENER_SET, &hdr);
+	if (!msg)
+		return -ENOMEM;
+	mutex_lock(&kweb_ctl_mutex);
+	srv = kweb_nl_server(genl_info_net(info),
+			     info->attrs[KWEB_A_LISTENER_ID], info->extack);
+	if (!srv) {
+		err = -ENOENT;
+		goto fail;
+	}
+	site = kweb_site_alloc(kweb_server_site(srv), &args);
+	if (IS_ERR(site)) {
+		err = PTR_ERR(site);
+		goto fail;
+	}
+	/* The last check that can fail: then all of it is done. */
+	if (port || (args.inherit & KWEB_SETTING_BACKEND_PORT)) {
+		err = kweb_server_set_backend_port(srv, port ?
+						   nla_get_u16(port) : 0);
+		if (err) {
+			NL_SET_ERR_MSG_ATTR(info->extack, port,
+					    "a kweb listener's port cannot be the backend port");
+			kweb_site_free(site);
+			goto fail;
+		}
+	}
+	kweb_server_site_replace(srv, site);
+	err = kweb_nl_listener_reply(msg, hdr, info, srv);
+	mutex_unlock(&kweb_ctl_mutex);
+	return err;
+fail:
+	mutex_unlock(&kweb_ctl_mutex);
+	nlmsg_free(msg);
 	return err;
 }
 

@@ -22,12 +22,14 @@ extern const struct nla_policy kweb_listener_get_nl_policy[KWEB_A_LISTENER_ID + 
 
 extern const struct nla_policy kweb_cache_flush_nl_policy[KWEB_A_CACHE_PATH + 1];
 
-extern const struct nla_policy kweb_listener_add_nl_policy[KWEB_A_LISTENER_ADDR6 + 1];
+extern const struct nla_policy kweb_listener_add_nl_policy[KWEB_A_LISTENER_EXPIRES + 1];
 
 extern const struct nla_policy kweb_listener_del_nl_policy[KWEB_A_LISTENER_ID + 1];
 
+extern const struct nla_policy kweb_listener_set_nl_policy[KWEB_A_LISTENER_EXPIRES + 1];
+
 /* Ops table for kweb */
-extern const struct genl_ops kweb_nl_ops[7];
+extern const struct genl_ops kweb_nl_ops[8];
 
 int kweb_nl_stats_get_doit(struct sk_buff *skb, struct genl_info *info);
 int kweb_nl_config_get_doit(struct sk_buff *skb, struct genl_info *info);
@@ -38,6 +40,7 @@ int kweb_nl_listener_get_dumpit(struct sk_buff *skb,
 int kweb_nl_cache_flush_doit(struct sk_buff *skb, struct genl_info *info);
 int kweb_nl_listener_add_doit(struct sk_buff *skb, struct genl_info *info);
 int kweb_nl_listener_del_doit(struct sk_buff *skb, struct genl_info *info);
+int kweb_nl_listener_set_doit(struct sk_buff *skb, struct genl_info *info);
 
 enum {
 	KWEB_NLGRP_LOG,

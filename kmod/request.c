@@ -91,6 +91,8 @@ struct kweb_reply {
 	bool keep_alive;
 	bool http10;
 	char date[KWEB_HTTP_DATE_LEN + 1];
+	/* The normalized path, NUL-terminated, in a KWEB_PATH_BUF buffer. */
+	char *path;
 };
 
 static void kweb_reply_init(struct kweb_reply *rp, struct kweb_resp_hdr *h,
@@ -250,6 +252,40 @@ struct kweb_meta {
 };
 
 /*
+ * The listener's Cache-Control rule for path[0..len), the file served or
+ * a directory redirected, copied to cc (the site may be replaced once the
+ * RCU section ends); with Expires in exp if the listener sends it. A
+ * "dir/" is answered with its index.html, as by nginx's index, so that
+ * ".html" rules apply to it: the buffer (KWEB_PATH_BUF) gets that name.
+ */
+static void kweb_reply_cache_rule(struct kweb_conn *conn, char *path,
+				  size_t len, struct kweb_resp_hdr *h, char *cc,
+				  char *exp)
+{
+	const struct kweb_cache_rule *rule;
+	const struct kweb_site *site;
+
+	if (len && path[len - 1] == '/' && len <= KWEB_PATH_NORM) {
+		memcpy(path + len, "index.html", sizeof("index.html"));
+		len += sizeof("index.html") - 1;
+	}
+	rcu_read_lock();
+	site = rcu_dereference(conn->srv->site);
+	rule = kweb_cache_rule_match(&site->cache_rules, path, len);
+	if (rule) {
+		memcpy(cc, rule->value.p, rule->value.len);
+		h->cache_control.p = cc;
+		h->cache_control.len = rule->value.len;
+		if (site->expires && rule->max_age >= 0) {
+			kweb_http_date_format(ktime_get_real_seconds() +
+					      rule->max_age, exp);
+			h->expires = exp;
+		}
+	}
+	rcu_read_unlock();
+}
+
+/*
  * Answer a request for a file described by m; the body comes from
  * conn->resp's entry or file, whichever the caller set. Never sleeps.
  */
@@ -259,6 +295,8 @@ static void kweb_reply_body(struct kweb_conn *conn, struct kweb_reply *rp,
 {
 	struct kweb_response *r = &conn->resp;
 	struct kweb_file f = { .size = m->size, .mtime = m->mtime };
+	char exp[KWEB_HTTP_DATE_LEN + 1];
+	char cc[KWEB_CACHE_CONTROL_MAX];
 	struct kweb_resp_hdr h;
 	u64 first = 0, last = 0;
 	u16 status;
@@ -276,6 +314,10 @@ static void kweb_reply_body(struct kweb_conn *conn, struct kweb_reply *rp,
 	}
 	h.last_modified = m->last_modified;
 	h.etag = m->etag;
+	/* As nginx's expires and add_header: on 200, 206 and 304. */
+	if (rp->path)
+		kweb_reply_cache_rule(conn, rp->path, strlen(rp->path), &h, cc,
+				      exp);
 	if (status == 304) {
 		/* Validators and Vary (RFC 9110 15.4.5), as nginx. */
 		kweb_reply_send(conn, rp, &h, false);
@@ -305,9 +347,14 @@ static void kweb_reply_body(struct kweb_conn *conn, struct kweb_reply *rp,
  * Which precompressed files of a path count (KWEB_ENC_BIT()s): its
  * variants, if serving them is on.
  */
-static u8 kweb_variants_on(u8 variants)
+static u8 kweb_variants_on(struct kweb_server *srv, u8 variants)
 {
-	return kweb_precompressed() ? variants : 0;
+	bool on;
+
+	rcu_read_lock();
+	on = kweb_site_precompressed(rcu_dereference(srv->site));
+	rcu_read_unlock();
+	return on ? variants : 0;
 }
 
 /* The coding to answer req in, of those variants. */
@@ -371,8 +418,9 @@ static void kweb_reply_file(struct kweb_conn *conn, struct kweb_reply *rp,
 }
 
 static void kweb_reply_init_req(struct kweb_conn *conn, struct kweb_reply *rp,
-				const struct kweb_request *req)
+				const struct kweb_request *req, char *path)
 {
+	rp->path = path;
 	rp->head = req->method == KWEB_METHOD_HEAD;
 	/* The last request a connection may make is told so. */
 	rp->keep_alive = req->keep_alive &&
@@ -380,14 +428,21 @@ static void kweb_reply_init_req(struct kweb_conn *conn, struct kweb_reply *rp,
 	rp->http10 = req->minor == 0;
 }
 
-/* The configured routes, which config-set may replace meanwhile. */
-static enum kweb_route kweb_request_route(const struct kweb_target *t,
+/*
+ * The routes of the listener, its own or module-wide, which config-set or
+ * listener-set may replace meanwhile.
+ */
+static enum kweb_route kweb_request_route(struct kweb_conn *conn,
+					  const struct kweb_target *t,
 					  const char *path)
 {
+	const struct kweb_site *site;
 	enum kweb_route why;
 
 	rcu_read_lock();
-	why = kweb_route_target(&kweb_rules()->r, t, path);
+	site = rcu_dereference(conn->srv->site);
+	why = kweb_route_target2(&kweb_site_prefixes(site)->r,
+				 &kweb_site_extensions(site)->r, t, path);
 	rcu_read_unlock();
 	return why;
 }
@@ -410,13 +465,13 @@ bool kweb_request_cached(struct kweb_conn *conn, struct kweb_request *req,
 	if (kweb_path_normalize(req->target.p, req->target.len, path,
 				KWEB_PATH_NORM, &t))
 		return false;
-	*why = kweb_request_route(&t, path);
+	*why = kweb_request_route(conn, &t, path);
 	if (*why != KWEB_ROUTE_SERVE)
 		return false;
 	e = kweb_cache_lookup(c, path, t.path_len, KWEB_ENC_IDENTITY);
 	if (!e)
 		return false;
-	variants = kweb_variants_on(e->variants);
+	variants = kweb_variants_on(conn->srv, e->variants);
 	enc = kweb_request_encoding(req, variants);
 	if (enc != KWEB_ENC_IDENTITY) {
 		ve = kweb_cache_lookup(c, path, t.path_len, enc);
@@ -425,7 +480,7 @@ bool kweb_request_cached(struct kweb_conn *conn, struct kweb_request *req,
 			return false;
 		e = ve;
 	}
-	kweb_reply_init_req(conn, &rp, req);
+	kweb_reply_init_req(conn, &rp, req, path);
 	kweb_reply_entry(conn, &rp, req, e, variants);
 	return true;
 }
@@ -481,6 +536,8 @@ static enum kweb_route kweb_request_serve(struct kweb_conn *conn,
 					  struct kweb_request *req,
 					  char *path)
 {
+	char exp[KWEB_HTTP_DATE_LEN + 1];
+	char cc[KWEB_CACHE_CONTROL_MAX];
 	struct kweb_file *f = &conn->resp.file;
 	struct kweb_cache *c = &conn->srv->cache;
 	enum kweb_encoding enc;
@@ -493,7 +550,7 @@ static enum kweb_route kweb_request_serve(struct kweb_conn *conn,
 	u8 variants;
 	int err;
 
-	kweb_reply_init_req(conn, &rp, req);
+	kweb_reply_init_req(conn, &rp, req, path);
 
 	err = kweb_path_normalize(req->target.p, req->target.len, path,
 				  KWEB_PATH_NORM, &t);
@@ -502,14 +559,14 @@ static enum kweb_route kweb_request_serve(struct kweb_conn *conn,
 		kweb_reply_error(conn, &rp, err == -ENAMETOOLONG ? 414 : 400);
 		return KWEB_ROUTE_SERVE;
 	}
-	why = kweb_request_route(&t, path);
+	why = kweb_request_route(conn, &t, path);
 	if (why != KWEB_ROUTE_SERVE)
 		return why;
 
 	/* Softirq may have missed only for want of send space or budget. */
 	e = kweb_cache_lookup(c, path, t.path_len, KWEB_ENC_IDENTITY);
 	if (e) {
-		variants = kweb_variants_on(e->variants);
+		variants = kweb_variants_on(conn->srv, e->variants);
 		enc = kweb_request_encoding(req, variants);
 		if (enc != KWEB_ENC_IDENTITY) {
 			struct kweb_file base = {
@@ -541,6 +598,8 @@ static enum kweb_route kweb_request_serve(struct kweb_conn *conn,
 		kweb_reply_init(&rp, &h, 301);
 		h.location.p = path;
 		h.location.len = t.path_len;
+		/* nginx's expires and add_header apply to redirects too. */
+		kweb_reply_cache_rule(conn, path, t.path_len, &h, cc, exp);
 		kweb_reply_send(conn, &rp, &h, true);
 		return KWEB_ROUTE_SERVE;
 	}
@@ -564,7 +623,7 @@ static enum kweb_route kweb_request_serve(struct kweb_conn *conn,
 			    &v);
 	if (e)
 		kweb_file_close(f);
-	variants = kweb_variants_on(v.mask);
+	variants = kweb_variants_on(conn->srv, v.mask);
 	enc = kweb_request_encoding(req, variants);
 	if (enc != KWEB_ENC_IDENTITY) {
 		struct kweb_file base = *f;

@@ -136,6 +136,13 @@ int kweb_resp_format(char *buf, size_t size, const struct kweb_resp_hdr *h)
 		kweb_out_field(&o, "Content-Encoding", h->content_encoding);
 	if (h->etag)
 		kweb_out_field(&o, "ETag", h->etag);
+	if (h->expires)
+		kweb_out_field(&o, "Expires", h->expires);
+	if (h->cache_control.len) {
+		kweb_out_str(&o, "Cache-Control: ");
+		kweb_out_mem(&o, h->cache_control.p, h->cache_control.len);
+		kweb_out_str(&o, "\r\n");
+	}
 	if (h->location.len) {
 		kweb_out_str(&o, "Location: ");
 		kweb_out_path(&o, h->location.p, h->location.len);

@@ -18,6 +18,8 @@ struct kweb_resp_hdr {
 	const char *etag;
 	const char *content_encoding;	/* a precompressed file's coding */
 	bool vary;			/* Vary: Accept-Encoding */
+	const char *expires;		/* IMF-fixdate */
+	struct kweb_str cache_control;	/* a checked field value */
 	bool accept_ranges;
 	bool content_range;		/* 206: bytes first-last/size */
 	bool unsatisfied_range;		/* 416: bytes * /size */

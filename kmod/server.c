@@ -81,7 +81,7 @@ static void kweb_server_retire_stats(struct kweb_server *srv)
 
 u16 kweb_server_backend_port(const struct kweb_server *srv)
 {
-	return srv->backend.port ?: kweb_backend_port();
+	return READ_ONCE(srv->backend.port) ?: kweb_backend_port();
 }
 
 /*
@@ -138,6 +138,8 @@ static void kweb_server_free(struct kweb_server *srv)
 	kweb_cache_flush(&srv->cache);
 	path_put(&srv->docroot);
 	kweb_ident_exit(&srv->ident);
+	/* A softirq reader may have been the connections' last act. */
+	kweb_site_free_rcu(rcu_dereference_protected(srv->site, true));
 	/* Only connections and kweb_ctl_mutex holders count: none is left. */
 	kweb_server_retire_stats(srv);
 	free_percpu(srv->stats);
@@ -155,6 +157,7 @@ struct kweb_server *kweb_server_create(struct net *net,
 {
 	struct kweb_config cfg;
 	struct kweb_server *srv;
+	struct kweb_site *site;
 	int err;
 
 	lockdep_assert_held(&kweb_ctl_mutex);
@@ -172,8 +175,15 @@ struct kweb_server *kweb_server_create(struct net *net,
 	srv = kzalloc(sizeof(*srv), GFP_KERNEL);
 	if (!srv)
 		return ERR_PTR(-ENOMEM);
+	site = kweb_site_alloc(NULL, args->site);
+	if (IS_ERR(site)) {
+		kfree(srv);
+		return ERR_CAST(site);
+	}
+	RCU_INIT_POINTER(srv->site, site);
 	srv->stats = alloc_percpu(struct kweb_stats);
 	if (!srv->stats) {
+		kweb_site_free(site);
 		kfree(srv);
 		return ERR_PTR(-ENOMEM);
 	}
@@ -242,6 +252,7 @@ fail_path:
 	path_put(&srv->docroot);
 fail:
 	free_percpu(srv->stats);
+	kweb_site_free(site);
 	kfree(srv);
 	return ERR_PTR(err);
 }
@@ -292,6 +303,31 @@ void kweb_servers_ident_commit(void)
 		srv->ident.next = NULL;
 		kweb_cache_flush(&srv->cache);
 	}
+}
+
+/* Never a kweb listener's port; 0 follows the module-wide one again. */
+int kweb_server_set_backend_port(struct kweb_server *srv, u16 port)
+{
+	lockdep_assert_held(&kweb_ctl_mutex);
+	if (kweb_ports_clash(srv->net, srv->port, port ?: kweb_backend_port()))
+		return -EINVAL;
+	WRITE_ONCE(srv->backend.port, port);
+	return 0;
+}
+
+struct kweb_site *kweb_server_site(const struct kweb_server *srv)
+{
+	return rcu_dereference_protected(srv->site,
+					 lockdep_is_held(&kweb_ctl_mutex));
+}
+
+void kweb_server_site_replace(struct kweb_server *srv, struct kweb_site *site)
+{
+	struct kweb_site *old;
+
+	old = rcu_replace_pointer(srv->site, site,
+				  lockdep_is_held(&kweb_ctl_mutex));
+	kweb_site_free_rcu(old);
 }
 
 /* Under kweb_ctl_mutex: stop listening, close every connection, free. */

@@ -17,6 +17,7 @@ failed.
 """
 
 import argparse
+import email.utils
 import json
 import os
 import re
@@ -246,7 +247,7 @@ def t_status():
     check("kweb: loaded" in out, "no 'kweb: loaded' in %r" % out)
     check(re.search(r"^listeners: 1$", out, re.M), "not one listener: %r" % out)
     st = json.loads(kwebctl_ok("-j", "status"))
-    check(st["loaded"] and st["version"] == 1 and st["listeners"] == 1,
+    check(st["loaded"] and st["version"] == 2 and st["listeners"] == 1,
           "status -j: %r" % st)
 
 
@@ -404,9 +405,11 @@ def t_mime_types():
     check(got == "text/plain", "Content-Type %r after putting back" % got)
 
 
-def fetch_head(target, fields=""):
-    """GET target from the default listener: (status, head, body)."""
-    with socket.create_connection((CFG.host, CFG.port), timeout=10) as s:
+def fetch_head(target, fields="", port=None):
+    """GET target from the default listener, or the one on port:
+    (status, head, body)."""
+    with socket.create_connection((CFG.host, port or CFG.port),
+                                  timeout=10) as s:
         s.sendall(("GET %s HTTP/1.1\r\nHost: x\r\n%sConnection: close\r\n"
                    "\r\n" % (target, fields)).encode())
         data = b""
@@ -861,6 +864,138 @@ def t_listener_address():
               "handoff from the new listener: %d %r" % (status, body[:60]))
     finally:
         kwebctl_ok("listener", "del", str(lid))
+
+
+def header(head, name):
+    """A field's value in a response head, or None."""
+    m = re.search(r"\r\n%s: ([^\r]*)" % name, head, re.I)
+    return m.group(1) if m else None
+
+
+@TESTS.test("kwebctl listener set/show: a listener's own settings; others keep theirs; default follows config again")
+def t_listener_settings():
+    port4 = CFG.port2 + 2
+    ae = "Accept-Encoding: gzip\r\n"
+    with open(os.path.join(CFG.docroot, "pre/app.js"), "rb") as f:
+        js_bytes = f.read()
+    with open(os.path.join(CFG.docroot, "pre/app.js.gz"), "rb") as f:
+        gz_bytes = f.read()
+    rules = "/pre/=max-age=60, immutable; .txt=no-cache"
+    lst = json.loads(kwebctl_ok("-j", "listener", "add", "port", str(port4),
+                                "docroot", CFG.docroot, "precompressed",
+                                "no", "cache-control", rules,
+                                "expires", "yes"))
+    lid = str(lst[0]["id"])
+    try:
+        sh = json.loads(kwebctl_ok("-j", "listener", "show", lid))
+        check(sh["precompressed"] is False and sh["expires"] is True and
+              sh["cache_control"] == rules and
+              sorted(sh["inherit"]) == ["backend-port", "dynamic-extensions",
+                                        "dynamic-prefixes"] and
+              sh["dynamic_prefixes"] == param("dynamic_prefixes") and
+              sh["backend_port"] == int(param("backend_port")),
+              "show: %r" % sh)
+        out = kwebctl_ok("listener", "show", lid)
+        check(re.search(r"^cache-control %s$" % re.escape(rules), out, re.M)
+              and re.search(r"^inherit backend-port dynamic-prefixes "
+                            r"dynamic-extensions$", out, re.M),
+              "show: %r" % out)
+        # Its own precompressed (no), and listener 1's (yes), side by side.
+        for _ in range(2):
+            status, head, body = fetch_head("/pre/app.js", ae, port4)
+            check(status == 200 and body == js_bytes and
+                  header(head, "Content-Encoding") is None,
+                  "own precompressed no: %d %r" % (status, head))
+            check(header(head, "Cache-Control") == "max-age=60, immutable",
+                  "Cache-Control: %r" % head)
+            date = email.utils.parsedate_to_datetime(header(head, "Date"))
+            exp = email.utils.parsedate_to_datetime(header(head, "Expires"))
+            check((exp - date).total_seconds() == 60,
+                  "Expires %s, Date %s" % (exp, date))
+            status, head, body = fetch_head("/pre/app.js", ae)
+            check(status == 200 and body == gz_bytes and
+                  header(head, "Cache-Control") is None and
+                  header(head, "Expires") is None,
+                  "listener 1: %d %r" % (status, head))
+        # An extension rule without max-age: no Expires.
+        status, head, body = fetch_head("/small.txt", "", port4)
+        check(status == 200 and header(head, "Cache-Control") == "no-cache"
+              and header(head, "Expires") is None, "small.txt: %r" % head)
+        etag = header(head, "ETag")
+        status, head, _ = fetch_head("/small.txt", "If-None-Match: %s\r\n"
+                                     % etag, port4)
+        check(status == 304 and header(head, "Cache-Control") == "no-cache",
+              "304: %d %r" % (status, head))
+        status, head, _ = fetch_head("/small.txt", "Range: bytes=0-1\r\n",
+                                     port4)
+        check(status == 206 and header(head, "Cache-Control") == "no-cache",
+              "206: %d %r" % (status, head))
+        # Errors are not the file's: no rule applies.
+        status, head, _ = fetch_head("/pre/missing.txt", "", port4)
+        check(status == 404 and header(head, "Cache-Control") is None,
+              "404: %d %r" % (status, head))
+
+        # Its own routes; listener 1 keeps the module-wide ones.
+        kwebctl_ok("listener", "set", lid, "dynamic-prefixes", "/own/")
+        status, body, _ = fetch("127.0.0.1", port4, "/own/x")
+        check(status == 200 and b"uri=/own/x" in body,
+              "own prefix not handed off: %d %r" % (status, body[:60]))
+        status, body, _ = fetch("127.0.0.1", port4, "/api/x")
+        check(status == 404, "/api/ of listener %s: %d" % (lid, status))
+        status, body, _ = fetch("127.0.0.1", CFG.port, "/api/x")
+        check(status == 200 and b"uri=/api/x" in body,
+              "listener 1's /api/: %d" % status)
+        status, body, _ = fetch("127.0.0.1", port4, "/x.php")
+        check(status == 200 and b"uri=/x.php" in body,
+              "inherited extension: %d %r" % (status, body[:60]))
+        cfg = json.loads(kwebctl_ok("-j", "config", "get", "listener", lid))
+        check(cfg["dynamic_prefixes"] == "/own/" and
+              cfg["precompressed"] is False, "config get listener: %r" % cfg)
+        cfg = json.loads(kwebctl_ok("-j", "config", "get"))
+        check(cfg["dynamic_prefixes"] == param("dynamic_prefixes") and
+              cfg["precompressed"] is True, "config get: %r" % cfg)
+
+        # Refused as a whole: nothing of the request changes.
+        kwebctl_fails(EXIT_ERROR, r"port cannot be the backend port",
+                      "listener", "set", lid, "backend-port", str(CFG.port),
+                      "precompressed", "yes")
+        kwebctl_fails(EXIT_ERROR, r"each rule must be",
+                      "listener", "set", lid, "cache-control",
+                      "/a/=max-age=1\r\nX-Injected: 1")
+        kwebctl_fails(EXIT_ERROR, r"each rule must be",
+                      "listener", "set", lid, "cache-control",
+                      '.css=max-age="60"')
+        kwebctl_fails(EXIT_ERROR, r"more than 32 rules",
+                      "listener", "set", lid, "cache-control",
+                      ";".join("/r%d/=no-store" % i for i in range(33)))
+        kwebctl_fails(EXIT_NOT_FOUND, r"no such listener",
+                      "listener", "set", "999", "expires", "no")
+        kwebctl_fails(EXIT_USAGE, r"unknown key", "listener", "set", lid,
+                      "colour", "blue")
+        sh = json.loads(kwebctl_ok("-j", "listener", "show", lid))
+        check(sh["precompressed"] is False and sh["cache_control"] == rules,
+              "changed by a refused set: %r" % sh)
+
+        # Back to config's values.
+        kwebctl_ok("listener", "set", lid, "precompressed", "default",
+                   "dynamic-prefixes", "default", "cache-control", "")
+        sh = json.loads(kwebctl_ok("-j", "listener", "show", lid))
+        check(sh["precompressed"] is True and sh["cache_control"] == "" and
+              "precompressed" in sh["inherit"] and
+              "dynamic-prefixes" in sh["inherit"], "default: %r" % sh)
+        status, head, body = fetch_head("/pre/app.js", ae, port4)
+        check(status == 200 and body == gz_bytes and
+              header(head, "Cache-Control") is None,
+              "after default: %d %r" % (status, head))
+        status, body, _ = fetch("127.0.0.1", port4, "/api/x")
+        check(status == 200 and b"uri=/api/x" in body,
+              "module-wide prefix again: %d" % status)
+        # Listener 1 is the module parameters': no rules of its own.
+        check(param("cache_control") == "" and param("expires") == "N",
+              "parameters: %r %r" % (param("cache_control"),
+                                     param("expires")))
+    finally:
+        kwebctl_ok("listener", "del", lid)
 
 
 def ip(*args):

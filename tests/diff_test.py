@@ -3,10 +3,15 @@
 """Differential test: kweb against nginx configured to serve the same way.
 
     diff_test.py --host H --port P --docroot D [--nginx-port 8083]
+                 [--kwebctl PATH [--listener-port 8095]]
 
 D is a docroot made by tests/make_docroot.py, served by kweb on H:P and
-by the reference server of tests/nginx/backend.conf.in on H:8083 (gzip_static, brotli_static
-and gzip_vary on, kweb's MIME table). Both get the same requests, one
+by the reference server of tests/nginx/backend.conf.in on H:8083
+(gzip_static, brotli_static and gzip_vary on, kweb's MIME table, and
+expires and add_header Cache-Control in the locations CACHE_RULES
+mirrors). With --kwebctl, the test adds a kweb listener of its own on
+--listener-port for D with those Cache-Control rules (a listener's own
+settings), compares that one, and deletes it at the end. Both get the same requests, one
 connection each: every servable file, directory and missing path, with
 and without each Accept-Encoding of ENCODINGS, GET and HEAD, then ranges
 and conditionals on the precompressed files with the validators the first
@@ -19,8 +24,10 @@ nginx's older reason for 416): the reference's is read as kweb's. Python 3.9+ st
 """
 
 import argparse
+import email.utils
 import json
 import os
+import subprocess
 import sys
 import time
 
@@ -39,11 +46,17 @@ ENCODINGS = [None, "gzip", "br", "gzip, deflate, br, zstd", "deflate",
              "br;q=0, gzip", "gzip;q=0", "GZIP", "identity", "", "x-gzip",
              "*"]
 
+# The reference's locations, as kweb Cache-Control rules: nginx's regex
+# locations are kweb's extension rules (they win over prefixes), its
+# "expires N" is max-age=N with Expires, and add_header adds a directive.
+CACHE_RULES = (".css=max-age=604800;.svg=max-age=604800;.html=no-cache;"
+               "/pre/=max-age=3600, public")
+
 # What a precompressed file's answer may differ in: kweb honours Range on
 # it and says Accept-Ranges, nginx's gzip_static and brotli_static do not.
 PRE_RANGE = {"status", "Accept-Ranges", "Content-Range", "Content-Length",
              "body", "Content-Type", "Content-Encoding", "ETag",
-             "Last-Modified"}
+             "Last-Modified", "Cache-Control", "Expires"}
 
 
 def siblings(target):
@@ -60,9 +73,24 @@ def siblings(target):
     return out
 
 
+def known_416(k, n, names):
+    """A 416 of both: nginx's expires and add_header apply to it (its
+    headers filter runs before the range filter makes the 416)."""
+    if k.code == n.code == 416 and names & {"Cache-Control", "Expires"} \
+            and not k.has("Cache-Control") and not k.has("Expires"):
+        return "416: Cache-Control and Expires from nginx, not from kweb " \
+            "(they give a representation's freshness; a 416 has none)"
+    return None
+
+
 def known(target, fields, k, n, names):
     """Why kweb's answer k may differ from nginx's n in names (a set),
     as docs/behaviour.md says; None if it may not."""
+    why = known_416(k, n, names)
+    if why:
+        names = names - {"Cache-Control", "Expires"}
+        if not names:
+            return why
     sib = siblings(target)
     if names == {"Vary"} and n.has("Vary") and not k.has("Vary") and \
             "other" in sib.values():
@@ -115,6 +143,19 @@ def page_body(n):
     return body
 
 
+def expires_offset(r):
+    """Expires as seconds after Date: the two servers answer in different
+    seconds, but must give the same lifetime."""
+    exp, date = r.get("Expires"), r.get("Date")
+    if not exp or not date:
+        return exp
+    try:
+        return int((email.utils.parsedate_to_datetime(exp) -
+                    email.utils.parsedate_to_datetime(date)).total_seconds())
+    except (TypeError, ValueError):
+        return exp
+
+
 def compare(target, method, fields):
     """Send the request to both: (kweb's response, nginx's, {name: what
     differs}), status and body among the names."""
@@ -131,6 +172,12 @@ def compare(target, method, fields):
             kv = [str(len(kbody))]
         if name == "Content-Length" and n.code >= 300 and nv:
             nv = [str(len(nbody))]
+        # Field lines of one name are one list (RFC 9110 5.3): nginx's
+        # expires and add_header make two Cache-Control lines.
+        if name == "Cache-Control":
+            kv, nv = ", ".join(kv), ", ".join(nv)
+        if name == "Expires":
+            kv, nv = expires_offset(k), expires_offset(n)
         if kv != nv:
             diffs[name] = "%s %r, nginx %r" % (name, kv, nv)
     if kbody != nbody:
@@ -237,12 +284,29 @@ def main():
     ap.add_argument("--docroot", required=True)
     ap.add_argument("--timeout", type=float, default=10.0,
                     help="seconds per request")
+    ap.add_argument("--kwebctl", help="add a listener with CACHE_RULES")
+    ap.add_argument("--listener-port", type=int, default=8095)
     CFG = ap.parse_args()
     CFG.kweb = (CFG.host, CFG.port)
     CFG.nginx = (CFG.host, CFG.nginx_port)
     CFG.manifest = os.path.join(os.path.dirname(
         os.path.abspath(CFG.docroot)), "manifest.json")
-    return TESTS.run()
+    if not CFG.kwebctl:
+        return TESTS.run()
+    p = subprocess.run([CFG.kwebctl, "-j", "listener", "add", "port",
+                        str(CFG.listener_port), "docroot", CFG.docroot,
+                        "cache-control", CACHE_RULES, "expires", "yes"],
+                       capture_output=True, text=True, timeout=30)
+    if p.returncode:
+        print("not ok 1 - kwebctl listener add: exit %d %s" %
+              (p.returncode, p.stderr.strip()))
+        return 1
+    lid = str(json.loads(p.stdout)[0]["id"])
+    CFG.kweb = (CFG.host, CFG.listener_port)
+    try:
+        return TESTS.run()
+    finally:
+        subprocess.run([CFG.kwebctl, "listener", "del", lid], timeout=30)
 
 
 if __name__ == "__main__":

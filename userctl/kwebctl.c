@@ -98,6 +98,31 @@ static const char *const kc_listener_attrs[] = {
 	[KWEB_A_LISTENER_ADDR6] = "address (IPv6)",
 };
 
+/*
+ * A listener's own settings: what "listener set" takes and "listener show"
+ * prints after its addresses. Those with an inherit flag take "default",
+ * to follow config's value of the same name again.
+ */
+struct kc_lkey {
+	const char *name;
+	uint16_t type;
+	enum kc_kind kind;
+	uint32_t inherit;
+};
+
+static const struct kc_lkey kc_listener_keys[] = {
+	{ "backend-port", KWEB_A_LISTENER_BACKEND_PORT, KC_U16,
+	  KWEB_SETTING_BACKEND_PORT },
+	{ "precompressed", KWEB_A_LISTENER_PRECOMPRESSED, KC_U8,
+	  KWEB_SETTING_PRECOMPRESSED },
+	{ "dynamic-prefixes", KWEB_A_LISTENER_DYNAMIC_PREFIXES, KC_STR,
+	  KWEB_SETTING_DYNAMIC_PREFIXES },
+	{ "dynamic-extensions", KWEB_A_LISTENER_DYNAMIC_EXTENSIONS, KC_STR,
+	  KWEB_SETTING_DYNAMIC_EXTENSIONS },
+	{ "cache-control", KWEB_A_LISTENER_CACHE_CONTROL, KC_STR, 0 },
+	{ "expires", KWEB_A_LISTENER_EXPIRES, KC_U8, 0 },
+};
+
 /* Names the attribute an error blames, by the command it was sent with. */
 static const char *kc_attr_name(uint8_t cmd, uint16_t type)
 {
@@ -113,8 +138,14 @@ static const char *kc_attr_name(uint8_t cmd, uint16_t type)
 	case KWEB_CMD_LISTENER_GET:
 	case KWEB_CMD_LISTENER_ADD:
 	case KWEB_CMD_LISTENER_DEL:
-		return type <= KWEB_A_LISTENER_MAX ? kc_listener_attrs[type] :
-		       NULL;
+	case KWEB_CMD_LISTENER_SET:
+		for (i = 0; i < ARRAY_SIZE(kc_listener_keys); i++)
+			if (kc_listener_keys[i].type == type)
+				return kc_listener_keys[i].name;
+		if (type == KWEB_A_LISTENER_INHERIT)
+			return "default";
+		return type < ARRAY_SIZE(kc_listener_attrs) ?
+		       kc_listener_attrs[type] : NULL;
 	case KWEB_CMD_CACHE_FLUSH:
 		return type == KWEB_A_CACHE_PATH ? "path" : NULL;
 	case KWEB_CMD_STATS_GET:
@@ -169,16 +200,29 @@ static int kc_usage(FILE *f, const char *topic)
 			"Usage: kwebctl [-j] listener list\n"
 			"       kwebctl listener add port PORT docroot DIR [address ADDR]...\n"
 			"                            [backend ADDR]... [backend-port PORT]\n"
+			"                            [KEY VALUE]...\n"
+			"       kwebctl [-j] listener show ID\n"
+			"       kwebctl listener set ID KEY VALUE [KEY VALUE]...\n"
 			"       kwebctl listener del ID\n"
 			"A listener serves DIR on PORT of this network namespace, IPv4 and\n"
 			"IPv6 on every address, or only on each address given. backend\n"
 			"sets where its IPv4 or IPv6 clients' other requests go (default:\n"
-			"the module parameters); backend-port, its own backend port\n"
-			"(default: config's backend-port, followed as it changes).\n"
-			"add prints the new listener; del closes its connections.\n");
+			"the module parameters).\n"
+			"KEY, a listener's own settings (add or set):\n"
+			"  backend-port, precompressed (yes|no), dynamic-prefixes,\n"
+			"  dynamic-extensions: as config's keys of the same names, for\n"
+			"  this listener alone; \"default\" follows config's again.\n"
+			"  cache-control: rules \"MATCH=VALUE;...\", MATCH a path prefix\n"
+			"  (/assets/) or an extension (.css), VALUE sent as Cache-Control\n"
+			"  on 200, 206 and 304 (an extension rule wins, else the longest\n"
+			"  prefix); \"\" for none.\n"
+			"  expires (yes|no): also send Expires, now plus the rule's max-age.\n"
+			"add prints the new listener; show prints one listener's settings,\n"
+			"with those following config's listed as inherit; all or none of\n"
+			"set's keys are applied; del closes the listener's connections.\n");
 	else if (!strcmp(topic, "config"))
 		fprintf(f,
-			"Usage: kwebctl [-j] config get\n"
+			"Usage: kwebctl [-j] config get [listener ID]\n"
 			"       kwebctl config set KEY VALUE [KEY VALUE]...\n"
 			"KEY: header-timeout, keepalive-timeout, send-timeout (seconds),\n"
 			"max-connections, max-requests, cache-size (MiB), cache-max-file\n"
@@ -190,7 +234,8 @@ static int kc_usage(FILE *f, const char *topic)
 			"as, with no capabilities; default nobody, nogroup: 65534),\n"
 			"precompressed (yes|no: NAME.br or NAME.gz for NAME).\n"
 			"max-header-size is shown, fixed at load. All or none of the keys\n"
-			"given are applied.\n");
+			"given are applied. With a listener, get shows the values it runs\n"
+			"with: its own (kwebctl listener set) or else these.\n");
 	else if (!strcmp(topic, "cache"))
 		fprintf(f,
 			"Usage: kwebctl cache flush [PATH]\n"
@@ -315,6 +360,55 @@ static int kc_cmd_stats(struct kc_nl *nl, int argc, char **argv)
 	if (json)
 		printf("}\n");
 	return ret;
+}
+
+/* VALUE of KEY name, as attribute type of kind; KC_USAGE if it is not one. */
+static int kc_put_value(struct nlmsghdr *nlh, uint16_t type, enum kc_kind kind,
+			const char *name, const char *val)
+{
+	unsigned long v;
+	int ret;
+
+	switch (kind) {
+	case KC_U8:
+		if (!strcmp(val, "yes") || !strcmp(val, "1")) {
+			v = 1;
+		} else if (!strcmp(val, "no") || !strcmp(val, "0")) {
+			v = 0;
+		} else {
+			fprintf(stderr, "kwebctl: %s: yes or no\n", name);
+			return KC_USAGE;
+		}
+		mnl_attr_put_u8(nlh, type, v);
+		break;
+	case KC_U16:
+		ret = kc_parse_uint(val, UINT16_MAX, &v, name);
+		if (ret)
+			return ret;
+		mnl_attr_put_u16(nlh, type, v);
+		break;
+	case KC_U32:
+		ret = kc_parse_uint(val, UINT32_MAX, &v, name);
+		if (ret)
+			return ret;
+		mnl_attr_put_u32(nlh, type, v);
+		break;
+	case KC_UID:
+	case KC_GID:
+		ret = kc_parse_id(val, kind == KC_UID, &v);
+		if (ret)
+			return ret;
+		mnl_attr_put_u32(nlh, type, v);
+		break;
+	case KC_STR:
+		if (!mnl_attr_put_strz_check(nlh, MNL_SOCKET_BUFFER_SIZE, type,
+					     val)) {
+			fprintf(stderr, "kwebctl: %s: too long\n", name);
+			return KC_USAGE;
+		}
+		break;
+	}
+	return KC_OK;
 }
 
 /* ---- listener ---- */
@@ -489,9 +583,23 @@ static int kc_listener_add(struct kc_nl *nl, int argc, char **argv)
 			if (ret)
 				return ret;
 		} else {
-			fprintf(stderr, "kwebctl: listener add: unknown \"%s\"\n",
-				key);
-			return KC_USAGE;
+			const struct kc_lkey *k = NULL;
+			size_t j;
+
+			for (j = 0; j < ARRAY_SIZE(kc_listener_keys); j++)
+				if (!strcmp(kc_listener_keys[j].name, key))
+					k = &kc_listener_keys[j];
+			if (!k) {
+				fprintf(stderr, "kwebctl: listener add: unknown \"%s\"\n",
+					key);
+				return KC_USAGE;
+			}
+			/* A new listener follows config's unless told. */
+			if (k->inherit && !strcmp(val, "default"))
+				continue;
+			ret = kc_put_value(nlh, k->type, k->kind, k->name, val);
+			if (ret)
+				return ret;
 		}
 	}
 	if (!port || !docroot) {
@@ -506,12 +614,149 @@ static int kc_listener_add(struct kc_nl *nl, int argc, char **argv)
 	return ret;
 }
 
+/* "listener show ID": "name value" lines, or a JSON object. */
+static int kc_listener_show_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlattr *tb[KWEB_A_LISTENER_MAX + 1];
+	uint32_t inherit = 0;
+	struct kc_listener l;
+	bool first = true;
+	size_t i;
+	int j;
+
+	(void)data;
+	kc_listener_read(nlh, &l);
+	kc_nl_parse(nlh, tb, KWEB_A_LISTENER_MAX);
+	if (tb[KWEB_A_LISTENER_INHERIT])
+		inherit = mnl_attr_get_u32(tb[KWEB_A_LISTENER_INHERIT]);
+	if (json) {
+		printf("{\"id\": %u, \"port\": %u, \"addresses\": [", l.id,
+		       l.port);
+		for (j = 0; j < l.nr_addrs; j++) {
+			printf("%s", j ? ", " : "");
+			kc_json_str(l.addrs[j]);
+		}
+		printf("], \"docroot\": ");
+		kc_json_str(l.docroot);
+		printf(", \"backend_ipv4\": ");
+		kc_json_str(l.backends[0]);
+		printf(", \"backend_ipv6\": ");
+		kc_json_str(l.backends[1]);
+		printf(", \"connections_open\": %u", l.conns);
+		first = false;
+	} else {
+		printf("id %u\nport %u\naddress", l.id, l.port);
+		for (j = 0; j < l.nr_addrs; j++)
+			printf(" %s", l.addrs[j]);
+		printf("\ndocroot %s\nbackend %s %s\nconnections-open %u\n",
+		       l.docroot, l.backends[0], l.backends[1], l.conns);
+	}
+	for (i = 0; i < ARRAY_SIZE(kc_listener_keys); i++) {
+		const struct kc_lkey *k = &kc_listener_keys[i];
+		const struct nlattr *a = tb[k->type];
+		char name[32];
+
+		if (!a)
+			continue;
+		snprintf(name, sizeof(name), "%s", k->name);
+		for (j = 0; json && name[j]; j++)
+			if (name[j] == '-')
+				name[j] = '_';
+		if (k->kind == KC_U8) {
+			if (json)
+				printf(", \"%s\": %s", name,
+				       mnl_attr_get_u8(a) ? "true" : "false");
+			else
+				printf("%s %s\n", name,
+				       mnl_attr_get_u8(a) ? "yes" : "no");
+		} else if (k->kind == KC_U16) {
+			kc_put_u64(name, mnl_attr_get_u16(a), &first);
+		} else if (mnl_attr_validate(a, MNL_TYPE_NUL_STRING) >= 0) {
+			if (json) {
+				printf(", \"%s\": ", name);
+				kc_json_str(mnl_attr_get_str(a));
+			} else {
+				printf("%s %s\n", name, mnl_attr_get_str(a));
+			}
+		}
+	}
+	/* Which of those follow config's values. */
+	printf(json ? ", \"inherit\": [" : "inherit");
+	first = true;
+	for (i = 0; i < ARRAY_SIZE(kc_listener_keys); i++) {
+		if (!(inherit & kc_listener_keys[i].inherit))
+			continue;
+		if (json) {
+			printf("%s", first ? "" : ", ");
+			kc_json_str(kc_listener_keys[i].name);
+		} else {
+			printf(" %s", kc_listener_keys[i].name);
+		}
+		first = false;
+	}
+	printf(json ? "]}\n" : "\n");
+	return MNL_CB_OK;
+}
+
+static int kc_listener_set(struct kc_nl *nl, unsigned long id, int argc,
+			   char **argv)
+{
+	struct nlmsghdr *nlh = kc_nl_request(nl, KWEB_CMD_LISTENER_SET, false);
+	uint32_t inherit = 0;
+	int i, ret;
+	size_t k;
+
+	if (!argc || argc % 2) {
+		fprintf(stderr, "kwebctl: listener set: give ID, then KEY VALUE pairs\n");
+		return KC_USAGE;
+	}
+	mnl_attr_put_u32(nlh, KWEB_A_LISTENER_ID, id);
+	for (i = 0; i < argc; i += 2) {
+		const struct kc_lkey *key = NULL;
+
+		for (k = 0; k < ARRAY_SIZE(kc_listener_keys); k++)
+			if (!strcmp(kc_listener_keys[k].name, argv[i]))
+				key = &kc_listener_keys[k];
+		if (!key) {
+			fprintf(stderr, "kwebctl: listener set: unknown key \"%s\" (see kwebctl listener --help)\n",
+				argv[i]);
+			return KC_USAGE;
+		}
+		if (key->inherit && !strcmp(argv[i + 1], "default")) {
+			inherit |= key->inherit;
+			continue;
+		}
+		ret = kc_put_value(nlh, key->type, key->kind, key->name,
+				   argv[i + 1]);
+		if (ret)
+			return ret;
+	}
+	if (inherit)
+		mnl_attr_put_u32(nlh, KWEB_A_LISTENER_INHERIT, inherit);
+	return kc_nl_talk(nl, nlh, NULL, NULL, "listener set");
+}
+
 static int kc_cmd_listener(struct kc_nl *nl, int argc, char **argv)
 {
 	struct nlmsghdr *nlh;
 	unsigned long id;
 	int ret;
 
+	if (argc == 2 && !strcmp(argv[0], "show")) {
+		ret = kc_parse_uint(argv[1], UINT32_MAX, &id, "listener id");
+		if (ret)
+			return ret;
+		nlh = kc_nl_request(nl, KWEB_CMD_LISTENER_GET, false);
+		mnl_attr_put_u32(nlh, KWEB_A_LISTENER_ID, id);
+		return kc_nl_talk(nl, nlh, kc_listener_show_cb, NULL,
+				  "listener show");
+	}
+	if (argc >= 2 && !strcmp(argv[0], "set")) {
+		ret = kc_parse_uint(argv[1], UINT32_MAX, &id, "listener id");
+		if (ret)
+			return ret;
+		return kc_listener_set(nl, id, argc - 2, argv + 2);
+	}
 	if (!argc || !strcmp(argv[0], "list") || !strcmp(argv[0], "show")) {
 		if (argc > 1)
 			return kc_usage(stderr, "listener");
@@ -596,7 +841,6 @@ static int kc_config_cb(const struct nlmsghdr *nlh, void *data)
 static int kc_config_set(struct kc_nl *nl, int argc, char **argv)
 {
 	struct nlmsghdr *nlh = kc_nl_request(nl, KWEB_CMD_CONFIG_SET, false);
-	unsigned long v;
 	int i, ret;
 	size_t k;
 
@@ -615,52 +859,10 @@ static int kc_config_set(struct kc_nl *nl, int argc, char **argv)
 				key ? "cannot change" : "unknown key", argv[i]);
 			return KC_USAGE;
 		}
-		switch (key->kind) {
-		case KC_U8:
-			if (!strcmp(argv[i + 1], "yes") ||
-			    !strcmp(argv[i + 1], "1")) {
-				v = 1;
-			} else if (!strcmp(argv[i + 1], "no") ||
-				   !strcmp(argv[i + 1], "0")) {
-				v = 0;
-			} else {
-				fprintf(stderr, "kwebctl: %s: yes or no\n",
-					key->name);
-				return KC_USAGE;
-			}
-			mnl_attr_put_u8(nlh, key->type, v);
-			break;
-		case KC_U16:
-			ret = kc_parse_uint(argv[i + 1], UINT16_MAX, &v,
-					    key->name);
-			if (ret)
-				return ret;
-			mnl_attr_put_u16(nlh, key->type, v);
-			break;
-		case KC_U32:
-			ret = kc_parse_uint(argv[i + 1], UINT32_MAX, &v,
-					    key->name);
-			if (ret)
-				return ret;
-			mnl_attr_put_u32(nlh, key->type, v);
-			break;
-		case KC_UID:
-		case KC_GID:
-			ret = kc_parse_id(argv[i + 1], key->kind == KC_UID,
-					  &v);
-			if (ret)
-				return ret;
-			mnl_attr_put_u32(nlh, key->type, v);
-			break;
-		case KC_STR:
-			if (!mnl_attr_put_strz_check(nlh, MNL_SOCKET_BUFFER_SIZE,
-						     key->type, argv[i + 1])) {
-				fprintf(stderr, "kwebctl: %s: too long\n",
-					key->name);
-				return KC_USAGE;
-			}
-			break;
-		}
+		ret = kc_put_value(nlh, key->type, key->kind, key->name,
+				   argv[i + 1]);
+		if (ret)
+			return ret;
 	}
 	return kc_nl_talk(nl, nlh, NULL, NULL, "config set");
 }
@@ -668,11 +870,22 @@ static int kc_config_set(struct kc_nl *nl, int argc, char **argv)
 static int kc_cmd_config(struct kc_nl *nl, int argc, char **argv)
 {
 	struct nlmsghdr *nlh;
+	unsigned long id = 0;
+	int ret;
 
 	if (!argc || !strcmp(argv[0], "get") || !strcmp(argv[0], "show")) {
-		if (argc > 1)
+		/* With a listener: the values it runs with, its own included. */
+		if (argc == 3 && !strcmp(argv[1], "listener")) {
+			ret = kc_parse_uint(argv[2], UINT32_MAX, &id,
+					    "listener id");
+			if (ret)
+				return ret;
+		} else if (argc > 1) {
 			return kc_usage(stderr, "config");
+		}
 		nlh = kc_nl_request(nl, KWEB_CMD_CONFIG_GET, false);
+		if (id)
+			mnl_attr_put_u32(nlh, KWEB_A_CONFIG_LISTENER_ID, id);
 		return kc_nl_talk(nl, nlh, kc_config_cb, NULL, "config get");
 	}
 	if (kc_is_help(argv[0]))

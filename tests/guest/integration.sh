@@ -798,7 +798,8 @@ main() {
     # kweb against nginx configured alike (stock kernels: a thousand
     # requests, twice).
     if want diff && ((!LIGHT)); then
-      client_tests "$DIFF_TEST" diff-ipv4 127.0.0.1 --timeout "$CLIENT_TIMEOUT"
+      client_tests "$DIFF_TEST" diff-ipv4 127.0.0.1 --timeout "$CLIENT_TIMEOUT" \
+        --kwebctl "$KWEBCTL"
     fi
     if want fastpath && [[ -r $FASTPATH_TEST ]]; then
       client_tests "$FASTPATH_TEST" fastpath 127.0.0.1 --wrk "$WRK_SECONDS" \

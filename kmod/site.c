@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A listener's own settings (site.h). A site is never changed in place:
+ * listener-set makes a new one from the old and publishes it with RCU,
+ * so the data path reads one consistent set without a lock.
+ */
+#include <linux/err.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "site.h"
+
+void kweb_site_free(struct kweb_site *site)
+{
+	if (!site)
+		return;
+	kweb_rules_free(site->rules);
+	kfree(site->cache_control);
+	kfree(site);
+}
+
+static void kweb_site_free_rcu_cb(struct rcu_head *head)
+{
+	kweb_site_free(container_of(head, struct kweb_site, rcu));
+}
+
+void kweb_site_free_rcu(struct kweb_site *old)
+{
+	if (old)
+		call_rcu(&old->rcu, kweb_site_free_rcu_cb);
+}
+
+/* A list of base's own, or of args', or none (then module-wide). */
+static const char *kweb_site_list(const struct kweb_site *site,
+				  const struct kweb_site_args *args,
+				  u32 which, const char *given,
+				  const char *had)
+{
+	if (site->inherit & which)
+		return "";
+	return args->own & which ? given : had;
+}
+
+struct kweb_site *kweb_site_alloc(const struct kweb_site *base,
+				  const struct kweb_site_args *args)
+{
+	struct kweb_site *site = kzalloc(sizeof(*site), GFP_KERNEL);
+	const char *cc;
+	int err;
+
+	if (!site)
+		return ERR_PTR(-ENOMEM);
+	if (base) {
+		site->inherit = base->inherit;
+		site->precompressed = base->precompressed;
+		site->expires = base->expires;
+	} else {
+		site->inherit = KWEB_SITE_INHERITABLE;
+	}
+	site->inherit = (site->inherit | args->inherit) & ~args->own;
+	if (args->own & KWEB_SETTING_PRECOMPRESSED)
+		site->precompressed = args->precompressed;
+	if (args->expires >= 0)
+		site->expires = args->expires;
+
+	site->rules = kweb_rules_alloc(kweb_site_list(site, args,
+						      KWEB_SETTING_DYNAMIC_PREFIXES,
+						      args->prefixes,
+						      base ? base->rules->prefixes : ""),
+				       kweb_site_list(site, args,
+						      KWEB_SETTING_DYNAMIC_EXTENSIONS,
+						      args->extensions,
+						      base ? base->rules->extensions : ""));
+	if (IS_ERR(site->rules)) {
+		err = PTR_ERR(site->rules);
+		site->rules = NULL;
+		goto fail;
+	}
+	cc = args->cache_control ?: (base ? base->cache_control : "");
+	err = -ENOMEM;
+	site->cache_control = kstrdup(cc, GFP_KERNEL);
+	if (!site->cache_control)
+		goto fail;
+	err = kweb_cache_rules_parse(&site->cache_rules, site->cache_control);
+	if (err)
+		goto fail;
+	return site;
+fail:
+	kweb_site_free(site);
+	return ERR_PTR(err);
+}
+
+bool kweb_site_precompressed(const struct kweb_site *site)
+{
+	if (site->inherit & KWEB_SETTING_PRECOMPRESSED)
+		return kweb_precompressed();
+	return site->precompressed;
+}
+
+const struct kweb_rules *kweb_site_prefixes(const struct kweb_site *site)
+{
+	if (site->inherit & KWEB_SETTING_DYNAMIC_PREFIXES)
+		return kweb_rules();
+	return site->rules;
+}
+
+const struct kweb_rules *kweb_site_extensions(const struct kweb_site *site)
+{
+	if (site->inherit & KWEB_SETTING_DYNAMIC_EXTENSIONS)
+		return kweb_rules();
+	return site->rules;
+}

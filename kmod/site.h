@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A listener's own settings: what one site may want unlike the others on
+ * the same machine. Each listener has one, replaced as a whole under RCU
+ * (listener-set); a setting it does not have follows the module-wide
+ * value of the same name (config.c).
+ */
+#ifndef KWEB_SITE_H
+#define KWEB_SITE_H
+
+#include <linux/rcupdate.h>
+#include <linux/types.h>
+
+#include <uapi/linux/kweb.h>
+
+#include "config.h"
+#include "http_cache_rules.h"
+
+/*
+ * The backend port is the server's (srv->backend.port, 0 to follow the
+ * module-wide one): the handoff reads it without RCU.
+ */
+struct kweb_site {
+	struct rcu_head rcu;
+	u32 inherit;			/* KWEB_SETTING_*s that are module-wide */
+	bool precompressed;
+	bool expires;			/* Expires with a max-age rule */
+	struct kweb_rules *rules;	/* own dynamic prefixes, extensions */
+	char *cache_control;		/* cache_rules' text, "" for none */
+	struct kweb_cache_rules cache_rules;
+};
+
+#define KWEB_SITE_INHERITABLE (KWEB_SETTING_PRECOMPRESSED | \
+			       KWEB_SETTING_DYNAMIC_PREFIXES | \
+			       KWEB_SETTING_DYNAMIC_EXTENSIONS)
+
+/* What listener-add, listener-set or the module parameters ask for. */
+struct kweb_site_args {
+	u32 inherit;			/* settings to follow the module-wide */
+	u32 own;			/* settings given below */
+	bool precompressed;
+	const char *prefixes, *extensions;
+	const char *cache_control;	/* NULL: unchanged */
+	int expires;			/* -1: unchanged */
+};
+
+/*
+ * A site from base (NULL: every setting module-wide, no rules) changed as
+ * args says; an ERR_PTR: -EINVAL for rules that do not parse (checked by
+ * the caller first, for its message), -ENOMEM.
+ */
+struct kweb_site *kweb_site_alloc(const struct kweb_site *base,
+				  const struct kweb_site_args *args);
+void kweb_site_free(struct kweb_site *site);
+/* Frees old after every reader is done with it. */
+void kweb_site_free_rcu(struct kweb_site *old);
+
+/*
+ * The values a site's listener runs with, under rcu_read_lock() or
+ * kweb_ctl_mutex: the rules its prefixes and its extensions come from.
+ */
+bool kweb_site_precompressed(const struct kweb_site *site);
+const struct kweb_rules *kweb_site_prefixes(const struct kweb_site *site);
+const struct kweb_rules *kweb_site_extensions(const struct kweb_site *site);
+
+#endif /* KWEB_SITE_H */
