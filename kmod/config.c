@@ -46,6 +46,21 @@ module_param(expires, bool, 0444);
 MODULE_PARM_DESC(expires,
 		 "listener 1 sends Expires with a Cache-Control rule's max-age (default N)");
 
+static char *error_pages = "";
+module_param(error_pages, charp, 0444);
+MODULE_PARM_DESC(error_pages,
+		 "pages listener 1 answers its errors with, e.g. \"404=/404.html;500,503=/50x.html\"");
+
+static bool vhosts;
+module_param(vhosts, bool, 0444);
+MODULE_PARM_DESC(vhosts,
+		 "listener 1 serves each Host from docroot/HOST/ (default N)");
+
+static char *vhost_default = "default";
+module_param(vhost_default, charp, 0444);
+MODULE_PARM_DESC(vhost_default,
+		 "listener 1's directory for requests without a host of their own (default \"default\")");
+
 static struct kweb_limits kweb_limits_param = {
 	.max_header_size = 8192,
 	.header_timeout = 60,
@@ -349,6 +364,9 @@ void kweb_config_server_args(struct kweb_server_args *args,
 	memset(site, 0, sizeof(*site));
 	site->cache_control = cache_control;
 	site->expires = expires;
+	site->error_pages = error_pages;
+	site->vhosts = vhosts;
+	site->vhost_default = vhost_default;
 	args->site = site;
 }
 
@@ -357,6 +375,7 @@ static int kweb_config_check(void)
 {
 	const struct kweb_limits *l = &kweb_limits_param;
 	struct kweb_cache_rules *cr;
+	struct kweb_error_pages *ep;
 	struct kweb_backend b;
 	int err;
 
@@ -395,6 +414,27 @@ static int kweb_config_check(void)
 		pr_err("cache_control=%s: %s\n", cache_control,
 		       err == -E2BIG ? "more than 32 rules" :
 		       "each rule must be /prefix=value or .ext=value, values Cache-Control directives");
+		return err;
+	}
+	if (!kweb_site_host_ok(vhost_default)) {
+		pr_err("vhost_default=%s is not a host name in lower case\n",
+		       vhost_default);
+		return -EINVAL;
+	}
+	if (strlen(error_pages) > KWEB_ERROR_PAGES_MAX_LEN) {
+		pr_err("error_pages is at most %u bytes\n",
+		       KWEB_ERROR_PAGES_MAX_LEN);
+		return -EINVAL;
+	}
+	ep = kmalloc(sizeof(*ep), GFP_KERNEL);
+	if (!ep)
+		return -ENOMEM;
+	err = kweb_error_pages_parse(ep, error_pages);
+	kfree(ep);
+	if (err) {
+		pr_err("error_pages=%s: %s\n", error_pages,
+		       err == -E2BIG ? "more than 16 status codes" :
+		       "each entry must be CODE[,CODE]=/path, codes 400..599 once each, paths normalized files");
 		return err;
 	}
 

@@ -115,8 +115,12 @@ static int kweb_file_open_as(struct kweb_server *srv, char *path,
 	f->size = st.size;
 	f->mtime = st.mtime.tv_sec;
 	f->ctime = st.ctime;
+	/* The generation first: see kweb_cache_fill(). */
 	f->mime_gen = kweb_mime_generation();
-	f->content_type = kweb_mime_lookup(path, strlen(path));
+	rcu_read_lock();
+	f->content_type = kweb_site_mime_lookup(rcu_dereference(srv->site),
+						path, strlen(path));
+	rcu_read_unlock();
 	err = 0;
 out:
 	path_put(&p);
@@ -136,6 +140,26 @@ int kweb_file_open(struct kweb_server *srv, char *path, size_t len,
 	revert_creds(old);
 	put_cred(cred);
 	return err;
+}
+
+/* Is path ("/...") a directory of the docroot, looked up as srv's identity? */
+bool kweb_file_is_dir(struct kweb_server *srv, const char *path)
+{
+	const struct cred *cred, *old;
+	bool via_symlink = false;
+	struct kstat st;
+	struct path p;
+	int err;
+
+	cred = kweb_ident_get(&srv->ident);
+	old = override_creds(cred);
+	err = kweb_lookup(srv, path + 1, &p, &st, &via_symlink);
+	revert_creds(old);
+	put_cred(cred);
+	if (err)
+		return false;
+	path_put(&p);
+	return S_ISDIR(st.mode);
 }
 
 /*

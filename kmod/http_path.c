@@ -139,6 +139,9 @@ int kweb_path_normalize(const char *target, size_t len, char *out,
 		}
 		if (p == i)
 			return -EINVAL;
+		/* It wins over Host (RFC 9112 3.2.2): virtual hosts need it. */
+		t->authority.p = target + i;
+		t->authority.len = (u32)(p - i);
 	}
 
 	for (q = p; q < len && target[q] != '?'; q++)

@@ -9,6 +9,7 @@
 #include "pure.h"
 
 struct kweb_target {
+	struct kweb_str authority;	/* absolute-form's host[:port], else empty */
 	struct kweb_str raw_path;	/* path part of the target, still encoded */
 	struct kweb_str query;		/* after '?', empty if none */
 	bool has_query;			/* a '?' was present, even with nothing after it */

@@ -39,6 +39,9 @@
  */
 #define KWEB_PATH_NORM (PATH_MAX - sizeof("index.html"))
 #define KWEB_PATH_BUF (PATH_MAX + KWEB_ENC_SUFFIX_MAX)
+/* Before it, room for a virtual host's "/HOST"; the buffer of both. */
+#define KWEB_HOST_ROOM (KWEB_HOST_MAX + 1)
+#define KWEB_REQ_BUF (KWEB_HOST_ROOM + KWEB_PATH_BUF)
 
 enum kweb_stat {
 	KWEB_STAT_CONN_ACCEPTED,
@@ -366,6 +369,7 @@ void kweb_ident_exit(struct kweb_ident *id);
 /* file.c */
 int kweb_file_open(struct kweb_server *srv, char *path, size_t len,
 		   struct kweb_file *f);
+bool kweb_file_is_dir(struct kweb_server *srv, const char *path);
 void kweb_file_variants(struct kweb_server *srv, char *path,
 			const struct kweb_file *f, struct kweb_variants *v);
 void kweb_file_close(struct kweb_file *f);

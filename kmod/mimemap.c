@@ -181,24 +181,49 @@ const char *kweb_mime_map_text(void)
 	return m ? m->text : "";
 }
 
-const char *kweb_mime_lookup(const char *path, size_t len)
+/* m's override for path's extension, or NULL. */
+static const char *kweb_mime_map_find(const struct kweb_mime_map *m,
+				      const char *path, size_t len)
 {
 	size_t dot = kweb_mime_ext(path, len), n = len - dot + 1;
-	const struct kweb_mime_map *m;
-	const char *type = NULL;
 	unsigned int i;
 
-	if (dot < len && n <= KWEB_MIME_EXT_MAX) {
-		rcu_read_lock();
-		m = rcu_dereference(kweb_mime_cur);
-		for (i = 0; m && i < m->n && !type; i++)
-			if (!strncasecmp(m->e[i].ext, path + dot - 1, n) &&
-			    !m->e[i].ext[n])
-				type = m->e[i].type;
-		rcu_read_unlock();
-	}
+	if (!m || dot >= len || n > KWEB_MIME_EXT_MAX)
+		return NULL;
+	for (i = 0; i < m->n; i++)
+		if (!strncasecmp(m->e[i].ext, path + dot - 1, n) &&
+		    !m->e[i].ext[n])
+			return m->e[i].type;
+	return NULL;
+}
+
+const char *kweb_mime_lookup(const char *path, size_t len)
+{
+	const char *type;
+
+	rcu_read_lock();
+	type = kweb_mime_map_find(rcu_dereference(kweb_mime_cur), path, len);
+	rcu_read_unlock();
 	/* A pool string lives as long as the module: no reference needed. */
 	return type ?: kweb_mime_type(path, len);
+}
+
+const char *kweb_mime_lookup_in(const struct kweb_mime_map *m,
+				const char *path, size_t len)
+{
+	return kweb_mime_map_find(m, path, len) ?: kweb_mime_type(path, len);
+}
+
+const char *kweb_mime_map_text_of(const struct kweb_mime_map *m)
+{
+	return m->text;
+}
+
+void kweb_mime_generation_bump(void)
+{
+	lockdep_assert_held(&kweb_ctl_mutex);
+	/* As kweb_mime_map_replace(): fills begun before are not inserted. */
+	smp_store_release(&kweb_mime_gen, kweb_mime_gen + 1);
 }
 
 /* After every server is gone. */

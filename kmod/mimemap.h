@@ -27,6 +27,12 @@ const char *kweb_mime_map_text(void);
  * older map than the one in force is not inserted (see kweb_cache_fill()).
  */
 const char *kweb_mime_lookup(const char *path, size_t len);
+/* The same with m's overrides (a listener's own) instead of config's. */
+const char *kweb_mime_lookup_in(const struct kweb_mime_map *m,
+				const char *path, size_t len);
+const char *kweb_mime_map_text_of(const struct kweb_mime_map *m);
+/* Under kweb_ctl_mutex, after a listener's own map changed. */
+void kweb_mime_generation_bump(void);
 /* Bumped by each kweb_mime_map_replace(), after the new map is in place. */
 u32 kweb_mime_generation(void);
 void kweb_mime_exit(void);

@@ -210,6 +210,7 @@ int kweb_nl_config_get_doit(struct sk_buff *skb, struct genl_info *info)
 	    nla_put_string(msg, KWEB_A_CONFIG_DYNAMIC_EXTENSIONS,
 			   ext->extensions) ||
 	    nla_put_string(msg, KWEB_A_CONFIG_MIME_TYPES,
+			   srv ? kweb_site_mime_text(kweb_server_site(srv)) :
 			   kweb_mime_map_text()) ||
 	    nla_put_u32(msg, KWEB_A_CONFIG_USER, cfg.user) ||
 	    nla_put_u32(msg, KWEB_A_CONFIG_GROUP, cfg.group) ||
@@ -228,15 +229,19 @@ fail:
 static int kweb_nl_rules_check(const struct nlattr *attr, bool prefixes,
 			       struct netlink_ext_ack *extack)
 {
-	struct kweb_route_rules r;
+	struct kweb_route_rules *r;
 	const char *s;
 	int err;
 
 	if (!attr)
 		return 0;
+	r = kmalloc(sizeof(*r), GFP_KERNEL);
+	if (!r)
+		return -ENOMEM;
 	s = nla_data(attr);
-	err = kweb_route_rules_parse(&r, prefixes ? s : NULL,
+	err = kweb_route_rules_parse(r, prefixes ? s : NULL,
 				     prefixes ? NULL : s);
+	kfree(r);
 	if (err == -E2BIG)
 		NL_SET_ERR_MSG_ATTR(extack, attr, "more than 16 entries");
 	else if (err && prefixes)
@@ -402,7 +407,14 @@ static int kweb_nl_listener_fill(struct sk_buff *msg,
 	    nla_put_u32(msg, KWEB_A_LISTENER_INHERIT, inherit) ||
 	    nla_put_string(msg, KWEB_A_LISTENER_CACHE_CONTROL,
 			   site->cache_control) ||
-	    nla_put_u8(msg, KWEB_A_LISTENER_EXPIRES, site->expires))
+	    nla_put_u8(msg, KWEB_A_LISTENER_EXPIRES, site->expires) ||
+	    nla_put_string(msg, KWEB_A_LISTENER_ERROR_PAGES,
+			   site->error_pages) ||
+	    nla_put_string(msg, KWEB_A_LISTENER_MIME_TYPES,
+			   kweb_site_mime_text(site)) ||
+	    nla_put_u8(msg, KWEB_A_LISTENER_VHOSTS, site->vhosts) ||
+	    nla_put_string(msg, KWEB_A_LISTENER_VHOST_DEFAULT,
+			   site->vhost_default))
 		return -EMSGSIZE;
 	if (!srv->any && srv->has_addr4 &&
 	    nla_put_in_addr(msg, KWEB_A_LISTENER_ADDR4, srv->addr4))
@@ -518,6 +530,28 @@ static int kweb_nl_cache_control_check(const struct nlattr *attr,
 	return err;
 }
 
+/* Check error pages alone, for the extack's message. */
+static int kweb_nl_error_pages_check(const struct nlattr *attr,
+				     struct netlink_ext_ack *extack)
+{
+	struct kweb_error_pages *p;
+	int err;
+
+	if (!attr)
+		return 0;
+	p = kmalloc(sizeof(*p), GFP_KERNEL);
+	if (!p)
+		return -ENOMEM;
+	err = kweb_error_pages_parse(p, nla_data(attr));
+	kfree(p);
+	if (err == -E2BIG)
+		NL_SET_ERR_MSG_ATTR(extack, attr, "more than 16 status codes");
+	else if (err)
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "each entry must be CODE[,CODE]=/path, codes 400..599 once each, the path a normalized file");
+	return err;
+}
+
 /* A listener's own settings in a request of the listener set. */
 static int kweb_nl_site_args(struct genl_info *info,
 			     struct kweb_site_args *args)
@@ -526,16 +560,21 @@ static int kweb_nl_site_args(struct genl_info *info,
 	const struct nlattr *pfx = tb[KWEB_A_LISTENER_DYNAMIC_PREFIXES];
 	const struct nlattr *ext = tb[KWEB_A_LISTENER_DYNAMIC_EXTENSIONS];
 	const struct nlattr *cc = tb[KWEB_A_LISTENER_CACHE_CONTROL];
+	const struct nlattr *pages = tb[KWEB_A_LISTENER_ERROR_PAGES];
+	const struct nlattr *vdef = tb[KWEB_A_LISTENER_VHOST_DEFAULT];
 	const struct nlattr *inherit = tb[KWEB_A_LISTENER_INHERIT];
 	int err;
 
 	memset(args, 0, sizeof(*args));
 	args->expires = -1;
+	args->vhosts = -1;
 	err = kweb_nl_rules_check(pfx, true, info->extack);
 	if (!err)
 		err = kweb_nl_rules_check(ext, false, info->extack);
 	if (!err)
 		err = kweb_nl_cache_control_check(cc, info->extack);
+	if (!err)
+		err = kweb_nl_error_pages_check(pages, info->extack);
 	if (err)
 		return err;
 	if (inherit)
@@ -553,6 +592,10 @@ static int kweb_nl_site_args(struct genl_info *info,
 		args->own |= KWEB_SETTING_DYNAMIC_EXTENSIONS;
 		args->extensions = nla_data(ext);
 	}
+	if (tb[KWEB_A_LISTENER_MIME_TYPES]) {
+		args->own |= KWEB_SETTING_MIME_TYPES;
+		args->mime_types = nla_data(tb[KWEB_A_LISTENER_MIME_TYPES]);
+	}
 	/* Both a value and "follow the module-wide one" is no request. */
 	if (args->own & args->inherit) {
 		NL_SET_ERR_MSG_ATTR(info->extack, inherit,
@@ -561,6 +604,18 @@ static int kweb_nl_site_args(struct genl_info *info,
 	}
 	if (cc)
 		args->cache_control = nla_data(cc);
+	if (pages)
+		args->error_pages = nla_data(pages);
+	if (tb[KWEB_A_LISTENER_VHOSTS])
+		args->vhosts = nla_get_u8(tb[KWEB_A_LISTENER_VHOSTS]);
+	if (vdef) {
+		if (!kweb_site_host_ok(nla_data(vdef))) {
+			NL_SET_ERR_MSG_ATTR(info->extack, vdef,
+					    "not a host name in lower case, without port or trailing dot");
+			return -EINVAL;
+		}
+		args->vhost_default = nla_data(vdef);
+	}
 	if (tb[KWEB_A_LISTENER_EXPIRES])
 		args->expires = nla_get_u8(tb[KWEB_A_LISTENER_EXPIRES]);
 	return 0;
@@ -618,6 +673,10 @@ int kweb_nl_listener_add_doit(struct sk_buff *skb, struct genl_info *info)
 	if (IS_ERR(srv)) {
 		nlmsg_free(msg);
 		err = PTR_ERR(srv);
+		/* Its own MIME types are parsed only now. */
+		if (!info->extack->_msg)
+			kweb_nl_mime_error(info->extack,
+					   tb[KWEB_A_LISTENER_MIME_TYPES], err);
 	} else {
 		/*
 		 * The listener exists whatever becomes of the reply: an
@@ -663,6 +722,9 @@ int kweb_nl_listener_set_doit(struct sk_buff *skb, struct genl_info *info)
 	site = kweb_site_alloc(kweb_server_site(srv), &args);
 	if (IS_ERR(site)) {
 		err = PTR_ERR(site);
+		/* The other texts were checked: only MIME types are left. */
+		kweb_nl_mime_error(info->extack,
+				   info->attrs[KWEB_A_LISTENER_MIME_TYPES], err);
 		goto fail;
 	}
 	/* The last check that can fail: then all of it is done. */
@@ -677,6 +739,12 @@ int kweb_nl_listener_set_doit(struct sk_buff *skb, struct genl_info *info)
 		}
 	}
 	kweb_server_site_replace(srv, site);
+	if (args.own & KWEB_SETTING_MIME_TYPES ||
+	    args.inherit & KWEB_SETTING_MIME_TYPES) {
+		/* Its cached files carry their old Content-Type. */
+		kweb_mime_generation_bump();
+		kweb_cache_flush(&srv->cache);
+	}
 	err = kweb_nl_listener_reply(msg, hdr, info, srv);
 	mutex_unlock(&kweb_ctl_mutex);
 	return err;

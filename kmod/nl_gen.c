@@ -51,7 +51,7 @@ const struct nla_policy kweb_cache_flush_nl_policy[KWEB_A_CACHE_PATH + 1] = {
 };
 
 /* KWEB_CMD_LISTENER_ADD - do */
-const struct nla_policy kweb_listener_add_nl_policy[KWEB_A_LISTENER_EXPIRES + 1] = {
+const struct nla_policy kweb_listener_add_nl_policy[KWEB_A_LISTENER_VHOST_DEFAULT + 1] = {
 	[KWEB_A_LISTENER_PORT] = NLA_POLICY_MIN(NLA_U16, 1),
 	[KWEB_A_LISTENER_DOCROOT] = { .type = NLA_NUL_STRING, .len = KWEB_PATH_MAX_LEN, },
 	[KWEB_A_LISTENER_BACKEND_ADDR4] = { .type = NLA_U32, },
@@ -64,6 +64,10 @@ const struct nla_policy kweb_listener_add_nl_policy[KWEB_A_LISTENER_EXPIRES + 1]
 	[KWEB_A_LISTENER_DYNAMIC_EXTENSIONS] = { .type = NLA_NUL_STRING, .len = KWEB_RULES_MAX_LEN, },
 	[KWEB_A_LISTENER_CACHE_CONTROL] = { .type = NLA_NUL_STRING, .len = KWEB_CACHE_CONTROL_MAX_LEN, },
 	[KWEB_A_LISTENER_EXPIRES] = NLA_POLICY_MAX(NLA_U8, 1),
+	[KWEB_A_LISTENER_ERROR_PAGES] = { .type = NLA_NUL_STRING, .len = KWEB_ERROR_PAGES_MAX_LEN, },
+	[KWEB_A_LISTENER_VHOSTS] = NLA_POLICY_MAX(NLA_U8, 1),
+	[KWEB_A_LISTENER_VHOST_DEFAULT] = { .type = NLA_NUL_STRING, .len = KWEB_HOST_MAX_LEN, },
+	[KWEB_A_LISTENER_MIME_TYPES] = { .type = NLA_NUL_STRING, .len = KWEB_MIME_TYPES_MAX_LEN, },
 };
 
 /* KWEB_CMD_LISTENER_DEL - do */
@@ -72,15 +76,19 @@ const struct nla_policy kweb_listener_del_nl_policy[KWEB_A_LISTENER_ID + 1] = {
 };
 
 /* KWEB_CMD_LISTENER_SET - do */
-const struct nla_policy kweb_listener_set_nl_policy[KWEB_A_LISTENER_EXPIRES + 1] = {
+const struct nla_policy kweb_listener_set_nl_policy[KWEB_A_LISTENER_VHOST_DEFAULT + 1] = {
 	[KWEB_A_LISTENER_ID] = NLA_POLICY_MIN(NLA_U32, 1),
 	[KWEB_A_LISTENER_BACKEND_PORT] = NLA_POLICY_MIN(NLA_U16, 1),
 	[KWEB_A_LISTENER_PRECOMPRESSED] = NLA_POLICY_MAX(NLA_U8, 1),
 	[KWEB_A_LISTENER_DYNAMIC_PREFIXES] = { .type = NLA_NUL_STRING, .len = KWEB_RULES_MAX_LEN, },
 	[KWEB_A_LISTENER_DYNAMIC_EXTENSIONS] = { .type = NLA_NUL_STRING, .len = KWEB_RULES_MAX_LEN, },
-	[KWEB_A_LISTENER_INHERIT] = NLA_POLICY_MASK(NLA_U32, 0xf),
+	[KWEB_A_LISTENER_INHERIT] = NLA_POLICY_MASK(NLA_U32, 0x1f),
 	[KWEB_A_LISTENER_CACHE_CONTROL] = { .type = NLA_NUL_STRING, .len = KWEB_CACHE_CONTROL_MAX_LEN, },
 	[KWEB_A_LISTENER_EXPIRES] = NLA_POLICY_MAX(NLA_U8, 1),
+	[KWEB_A_LISTENER_ERROR_PAGES] = { .type = NLA_NUL_STRING, .len = KWEB_ERROR_PAGES_MAX_LEN, },
+	[KWEB_A_LISTENER_VHOSTS] = NLA_POLICY_MAX(NLA_U8, 1),
+	[KWEB_A_LISTENER_VHOST_DEFAULT] = { .type = NLA_NUL_STRING, .len = KWEB_HOST_MAX_LEN, },
+	[KWEB_A_LISTENER_MIME_TYPES] = { .type = NLA_NUL_STRING, .len = KWEB_MIME_TYPES_MAX_LEN, },
 };
 
 /* Ops table for kweb */
@@ -122,7 +130,7 @@ const struct genl_ops kweb_nl_ops[8] = {
 		.cmd		= KWEB_CMD_LISTENER_ADD,
 		.doit		= kweb_nl_listener_add_doit,
 		.policy		= kweb_listener_add_nl_policy,
-		.maxattr	= KWEB_A_LISTENER_EXPIRES,
+		.maxattr	= KWEB_A_LISTENER_VHOST_DEFAULT,
 		.flags		= GENL_ADMIN_PERM,
 	},
 	{
@@ -136,7 +144,7 @@ const struct genl_ops kweb_nl_ops[8] = {
 		.cmd		= KWEB_CMD_LISTENER_SET,
 		.doit		= kweb_nl_listener_set_doit,
 		.policy		= kweb_listener_set_nl_policy,
-		.maxattr	= KWEB_A_LISTENER_EXPIRES,
+		.maxattr	= KWEB_A_LISTENER_VHOST_DEFAULT,
 		.flags		= GENL_ADMIN_PERM,
 	},
 };

@@ -22,11 +22,11 @@ extern const struct nla_policy kweb_listener_get_nl_policy[KWEB_A_LISTENER_ID + 
 
 extern const struct nla_policy kweb_cache_flush_nl_policy[KWEB_A_CACHE_PATH + 1];
 
-extern const struct nla_policy kweb_listener_add_nl_policy[KWEB_A_LISTENER_EXPIRES + 1];
+extern const struct nla_policy kweb_listener_add_nl_policy[KWEB_A_LISTENER_VHOST_DEFAULT + 1];
 
 extern const struct nla_policy kweb_listener_del_nl_policy[KWEB_A_LISTENER_ID + 1];
 
-extern const struct nla_policy kweb_listener_set_nl_policy[KWEB_A_LISTENER_EXPIRES + 1];
+extern const struct nla_policy kweb_listener_set_nl_policy[KWEB_A_LISTENER_VHOST_DEFAULT + 1];
 
 /* Ops table for kweb */
 extern const struct genl_ops kweb_nl_ops[8];

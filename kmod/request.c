@@ -22,8 +22,14 @@
  * response header left unsent when it ends is copied out
  * (kweb_response_hdr_keep()). The worker allocates its own.
  */
+struct kweb_req_scratch {
+	char path[KWEB_REQ_BUF];
+	char cc[KWEB_CACHE_CONTROL_MAX];	/* a Cache-Control rule's value */
+	char exp[KWEB_HTTP_DATE_LEN + 1];	/* Expires */
+};
+
 struct kweb_scratch {
-	char path[KWEB_PATH_BUF];
+	struct kweb_req_scratch req;
 	char hdr[KWEB_HDR_MAX];
 };
 
@@ -91,8 +97,14 @@ struct kweb_reply {
 	bool keep_alive;
 	bool http10;
 	char date[KWEB_HTTP_DATE_LEN + 1];
-	/* The normalized path, NUL-terminated, in a KWEB_PATH_BUF buffer. */
+	/*
+	 * The normalized path, NUL-terminated, in a KWEB_PATH_BUF buffer;
+	 * with virtual hosts, "/HOST" is the host_len bytes before it.
+	 */
 	char *path;
+	unsigned int host_len;
+	/* Room for Cache-Control and Expires, with path's. */
+	char *cc, *exp;
 };
 
 static void kweb_reply_init(struct kweb_reply *rp, struct kweb_resp_hdr *h,
@@ -147,13 +159,115 @@ static void kweb_reply_send(struct kweb_conn *conn, struct kweb_reply *rp,
 	conn->state = KWEB_CONN_SEND;
 }
 
+/* The listener's error page for status, into page; its length, or 0. */
+static size_t kweb_error_page_path(struct kweb_server *srv, u16 status,
+				   char *page)
+{
+	const struct kweb_str *p;
+	size_t len = 0;
+
+	rcu_read_lock();
+	p = kweb_error_page(&rcu_dereference(srv->site)->pages, status);
+	if (p) {
+		memcpy(page, p->p, p->len);
+		len = p->len;
+	}
+	rcu_read_unlock();
+	page[len] = '\0';
+	return len;
+}
+
+/*
+ * Answer h->status with the listener's page for it (nginx's error_page):
+ * its Content-Type, length and ETag, from the cache or the file. False if
+ * there is none, or it cannot be served (then the built-in page; a page
+ * is never looked for a page's own error). Whatever body conn->resp had
+ * gives way. Worker only: it may open a file.
+ */
+static bool kweb_reply_error_page(struct kweb_conn *conn,
+				  struct kweb_reply *rp,
+				  struct kweb_resp_hdr *h)
+{
+	struct kweb_server *srv = conn->srv;
+	struct kweb_response *r = &conn->resp;
+	char etag[KWEB_ETAG_MAX + 1];
+	struct kweb_variants v = {};
+	struct kweb_file f = {};
+	struct kweb_centry *e;
+	char *page;
+	size_t len;
+
+	if (in_softirq() || !rp->path)
+		return false;
+	page = kmalloc(KWEB_REQ_BUF, GFP_KERNEL);
+	if (!page)
+		return false;
+	/* A virtual host's own page, as nginx's error_page per server. */
+	len = kweb_error_page_path(srv, h->status, page + rp->host_len);
+	if (len) {
+		memcpy(page, rp->path - rp->host_len, rp->host_len);
+		len += rp->host_len;
+	}
+	e = len ? kweb_cache_lookup(&srv->cache, page, len,
+				    KWEB_ENC_IDENTITY) : NULL;
+	if (len && !e) {
+		kweb_stat_add(srv->stats, KWEB_STAT_CACHE_MISSES, 1);
+		if (kweb_file_open(srv, page, len, &f)) {
+			kfree(page);
+			return false;
+		}
+		kweb_file_variants(srv, page, &f, &v);
+		e = kweb_cache_fill(&srv->cache, page, len, KWEB_ENC_IDENTITY,
+				    page, &f, &v);
+		if (e)
+			kweb_file_close(&f);
+	}
+	kfree(page);
+	if (!len)
+		return false;
+
+	if (r->entry)
+		kweb_centry_put(r->entry);
+	r->entry = NULL;
+	kweb_file_close(&r->file);
+	if (e) {
+		h->content_type = e->content_type;
+		h->length = e->size;
+		memcpy(etag, e->etag, e->etag_len + 1);
+		r->entry = e;
+	} else {
+		h->content_type = f.content_type;
+		h->length = f.size;
+		kweb_etag_format(etag, f.mtime, f.size);
+		r->file = f;
+	}
+	/*
+	 * As nginx: the page's ETag; no Last-Modified off a 200; no Vary,
+	 * the page being the same whatever the request accepts.
+	 */
+	h->etag = etag;
+	h->vary = false;
+	h->has_length = true;
+	r->pos = 0;
+	r->end = rp->head ? 0 : h->length;
+	if (!r->end) {
+		if (r->entry)
+			kweb_centry_put(r->entry);
+		r->entry = NULL;
+		kweb_file_close(&r->file);
+	}
+	kweb_reply_send(conn, rp, h, false);
+	return true;
+}
+
 static void kweb_reply_error(struct kweb_conn *conn, struct kweb_reply *rp,
 			     u16 status)
 {
 	struct kweb_resp_hdr h;
 
 	kweb_reply_init(rp, &h, status);
-	kweb_reply_send(conn, rp, &h, true);
+	if (!kweb_reply_error_page(conn, rp, &h))
+		kweb_reply_send(conn, rp, &h, true);
 	kweb_stat_add(conn->srv->stats, KWEB_STAT_REQ_ERROR, 1);
 }
 
@@ -258,10 +372,12 @@ struct kweb_meta {
  * "dir/" is answered with its index.html, as by nginx's index, so that
  * ".html" rules apply to it: the buffer (KWEB_PATH_BUF) gets that name.
  */
-static void kweb_reply_cache_rule(struct kweb_conn *conn, char *path,
-				  size_t len, struct kweb_resp_hdr *h, char *cc,
-				  char *exp)
+static void kweb_reply_cache_rule(struct kweb_conn *conn,
+				  struct kweb_reply *rp, char *path, size_t len,
+				  struct kweb_resp_hdr *h)
 {
+	char *cc = rp->cc, *exp = rp->exp;
+
 	const struct kweb_cache_rule *rule;
 	const struct kweb_site *site;
 
@@ -295,8 +411,6 @@ static void kweb_reply_body(struct kweb_conn *conn, struct kweb_reply *rp,
 {
 	struct kweb_response *r = &conn->resp;
 	struct kweb_file f = { .size = m->size, .mtime = m->mtime };
-	char exp[KWEB_HTTP_DATE_LEN + 1];
-	char cc[KWEB_CACHE_CONTROL_MAX];
 	struct kweb_resp_hdr h;
 	u64 first = 0, last = 0;
 	u16 status;
@@ -307,17 +421,17 @@ static void kweb_reply_body(struct kweb_conn *conn, struct kweb_reply *rp,
 	h.size = m->size;
 	h.vary = m->vary;
 	if (status == 416) {
-		/* The body is kweb's error page: none of the file's fields. */
+		/* The body is an error page: none of the file's fields. */
 		h.unsatisfied_range = true;
-		kweb_reply_send(conn, rp, &h, true);
+		if (!kweb_reply_error_page(conn, rp, &h))
+			kweb_reply_send(conn, rp, &h, true);
 		return;
 	}
 	h.last_modified = m->last_modified;
 	h.etag = m->etag;
 	/* As nginx's expires and add_header: on 200, 206 and 304. */
 	if (rp->path)
-		kweb_reply_cache_rule(conn, rp->path, strlen(rp->path), &h, cc,
-				      exp);
+		kweb_reply_cache_rule(conn, rp, rp->path, strlen(rp->path), &h);
 	if (status == 304) {
 		/* Validators and Vary (RFC 9110 15.4.5), as nginx. */
 		kweb_reply_send(conn, rp, &h, false);
@@ -386,8 +500,8 @@ static void kweb_reply_entry(struct kweb_conn *conn, struct kweb_reply *rp,
 
 	conn->resp.entry = e;
 	kweb_reply_body(conn, rp, req, &m);
-	if (!conn->resp.end) {
-		/* No body to send: let the entry go now. */
+	/* No body to send from it (an error page may have taken its place). */
+	if (conn->resp.entry == e && !conn->resp.end) {
 		conn->resp.entry = NULL;
 		kweb_centry_put(e);
 	}
@@ -418,9 +532,13 @@ static void kweb_reply_file(struct kweb_conn *conn, struct kweb_reply *rp,
 }
 
 static void kweb_reply_init_req(struct kweb_conn *conn, struct kweb_reply *rp,
-				const struct kweb_request *req, char *path)
+				const struct kweb_request *req,
+				struct kweb_req_scratch *sc)
 {
-	rp->path = path;
+	rp->path = sc->path + KWEB_HOST_ROOM;
+	rp->host_len = 0;
+	rp->cc = sc->cc;
+	rp->exp = sc->exp;
 	rp->head = req->method == KWEB_METHOD_HEAD;
 	/* The last request a connection may make is told so. */
 	rp->keep_alive = req->keep_alive &&
@@ -447,16 +565,91 @@ static enum kweb_route kweb_request_route(struct kweb_conn *conn,
 	return why;
 }
 
+/*
+ * With virtual hosts, write "/" and the request's host directory into the
+ * KWEB_HOST_ROOM bytes before path: its length; 0 without virtual hosts;
+ * -EINVAL for a host that gets 400. An absolute-form target's host wins
+ * over Host (RFC 9112 3.2.2); none at all is the default's. Whether the
+ * directory exists is the worker's to tell (kweb_request_vhost()):
+ * softirq's cache lookup for a host without one just misses.
+ */
+static int kweb_request_host(struct kweb_conn *conn,
+			     const struct kweb_request *req,
+			     const struct kweb_target *t, char *path)
+{
+	const struct kweb_str *h = t->authority.len ? &t->authority :
+				   &req->host;
+	const struct kweb_site *site;
+	char *dir = path - KWEB_HOST_ROOM;	/* its NUL lands before path */
+	bool on;
+	int n;
+
+	rcu_read_lock();
+	on = rcu_dereference(conn->srv->site)->vhosts;
+	rcu_read_unlock();
+	if (!on)
+		return 0;
+	n = kweb_host_dir(h->p ?: "", h->len, dir);
+	if (n < 0)
+		return n;
+	if (!n) {
+		rcu_read_lock();
+		site = rcu_dereference(conn->srv->site);
+		n = strscpy(dir, site->vhost_default, KWEB_HOST_MAX + 1);
+		rcu_read_unlock();
+	}
+	memmove(path - n, dir, n);
+	path[-n - 1] = '/';
+	return n + 1;
+}
+
+/*
+ * The worker's side: a host without a directory of its own is served
+ * from the default's. Returns the length of "/HOST" before path.
+ */
+static unsigned int kweb_request_vhost(struct kweb_conn *conn, char *path,
+				       unsigned int host_len)
+{
+	char dir[KWEB_HOST_MAX + 2];
+	int n;
+
+	memcpy(dir, path - host_len, host_len);
+	dir[host_len] = '\0';
+	if (kweb_file_is_dir(conn->srv, dir))
+		return host_len;
+	rcu_read_lock();
+	n = strscpy(dir + 1, rcu_dereference(conn->srv->site)->vhost_default,
+		    KWEB_HOST_MAX + 1);
+	rcu_read_unlock();
+	memcpy(path - n - 1, dir, n + 1);
+	return n + 1;
+}
+
+static bool kweb_request_has_page(struct kweb_conn *conn, u16 status)
+{
+	bool has;
+
+	rcu_read_lock();
+	has = kweb_error_page(&rcu_dereference(conn->srv->site)->pages,
+			      status);
+	rcu_read_unlock();
+	return has;
+}
+
 bool kweb_request_cached(struct kweb_conn *conn, struct kweb_request *req,
 			 enum kweb_route *why)
 {
-	char *path = this_cpu_ptr(kweb_scratch)->path;
+	struct kweb_req_scratch *sc = &this_cpu_ptr(kweb_scratch)->req;
+	char *path = sc->path + KWEB_HOST_ROOM;
 	struct kweb_cache *c = &conn->srv->cache;
 	struct kweb_centry *e, *ve;
 	enum kweb_encoding enc;
 	struct kweb_reply rp;
 	struct kweb_target t;
+	size_t klen;
+	char *key;
 	u8 variants;
+	int hlen;
 
 	/* A body to drop, or a path kweb cannot take: the worker's. */
 	*why = KWEB_ROUTE_SERVE;
@@ -468,19 +661,29 @@ bool kweb_request_cached(struct kweb_conn *conn, struct kweb_request *req,
 	*why = kweb_request_route(conn, &t, path);
 	if (*why != KWEB_ROUTE_SERVE)
 		return false;
-	e = kweb_cache_lookup(c, path, t.path_len, KWEB_ENC_IDENTITY);
+	/* A 416 may need its page opened: the worker's. */
+	if (req->range.len && kweb_request_has_page(conn, 416))
+		return false;
+	hlen = kweb_request_host(conn, req, &t, path);
+	if (hlen < 0)
+		return false;
+	/* The cache's key: the path below the docroot, the host's included. */
+	key = path - hlen;
+	klen = t.path_len + hlen;
+	e = kweb_cache_lookup(c, key, klen, KWEB_ENC_IDENTITY);
 	if (!e)
 		return false;
 	variants = kweb_variants_on(conn->srv, e->variants);
 	enc = kweb_request_encoding(req, variants);
 	if (enc != KWEB_ENC_IDENTITY) {
-		ve = kweb_cache_lookup(c, path, t.path_len, enc);
+		ve = kweb_cache_lookup(c, key, klen, enc);
 		kweb_centry_put(e);
 		if (!ve)
 			return false;
 		e = ve;
 	}
-	kweb_reply_init_req(conn, &rp, req, path);
+	kweb_reply_init_req(conn, &rp, req, sc);
+	rp.host_len = hlen;
 	kweb_reply_entry(conn, &rp, req, e, variants);
 	return true;
 }
@@ -534,10 +737,9 @@ static bool kweb_reply_variant(struct kweb_conn *conn, struct kweb_reply *rp,
 
 static enum kweb_route kweb_request_serve(struct kweb_conn *conn,
 					  struct kweb_request *req,
-					  char *path)
+					  struct kweb_req_scratch *sc)
 {
-	char exp[KWEB_HTTP_DATE_LEN + 1];
-	char cc[KWEB_CACHE_CONTROL_MAX];
+	char *path = sc->path + KWEB_HOST_ROOM;
 	struct kweb_file *f = &conn->resp.file;
 	struct kweb_cache *c = &conn->srv->cache;
 	enum kweb_encoding enc;
@@ -547,10 +749,12 @@ static enum kweb_route kweb_request_serve(struct kweb_conn *conn,
 	struct kweb_variants v = {};
 	struct kweb_centry *e;
 	enum kweb_route why;
+	size_t klen;
+	char *key;
 	u8 variants;
 	int err;
 
-	kweb_reply_init_req(conn, &rp, req, path);
+	kweb_reply_init_req(conn, &rp, req, sc);
 
 	err = kweb_path_normalize(req->target.p, req->target.len, path,
 				  KWEB_PATH_NORM, &t);
@@ -562,9 +766,21 @@ static enum kweb_route kweb_request_serve(struct kweb_conn *conn,
 	why = kweb_request_route(conn, &t, path);
 	if (why != KWEB_ROUTE_SERVE)
 		return why;
+	err = kweb_request_host(conn, req, &t, path);
+	if (err < 0) {
+		/* Not a host name, e.g. "../x" or "a/b": as nginx, 400. */
+		rp.path = NULL;
+		kweb_reply_error(conn, &rp, 400);
+		return KWEB_ROUTE_SERVE;
+	}
+	if (err)
+		err = kweb_request_vhost(conn, path, err);
+	rp.host_len = err;
+	key = path - rp.host_len;
+	klen = t.path_len + rp.host_len;
 
 	/* Softirq may have missed only for want of send space or budget. */
-	e = kweb_cache_lookup(c, path, t.path_len, KWEB_ENC_IDENTITY);
+	e = kweb_cache_lookup(c, key, klen, KWEB_ENC_IDENTITY);
 	if (e) {
 		variants = kweb_variants_on(conn->srv, e->variants);
 		enc = kweb_request_encoding(req, variants);
@@ -581,25 +797,25 @@ static enum kweb_route kweb_request_serve(struct kweb_conn *conn,
 			if (path[t.path_len - 1] == '/')
 				memcpy(path + t.path_len, "index.html",
 				       sizeof("index.html"));
-			if (kweb_reply_variant(conn, &rp, req, path,
-					       t.path_len, enc, &base, &v)) {
+			if (kweb_reply_variant(conn, &rp, req, key, klen, enc,
+					       &base, &v)) {
 				kweb_centry_put(e);
 				return KWEB_ROUTE_SERVE;
 			}
 			/* Not servable now (chmod): look again next time. */
-			kweb_cache_flush_key(c, path, t.path_len);
+			kweb_cache_flush_key(c, key, klen);
 		}
 		kweb_reply_entry(conn, &rp, req, e, variants);
 		return KWEB_ROUTE_SERVE;
 	}
 	kweb_stat_add(conn->srv->stats, KWEB_STAT_CACHE_MISSES, 1);
-	err = kweb_file_open(conn->srv, path, t.path_len, f);
+	err = kweb_file_open(conn->srv, key, klen, f);
 	if (err == -EISDIR) {
 		kweb_reply_init(&rp, &h, 301);
 		h.location.p = path;
 		h.location.len = t.path_len;
 		/* nginx's expires and add_header apply to redirects too. */
-		kweb_reply_cache_rule(conn, path, t.path_len, &h, cc, exp);
+		kweb_reply_cache_rule(conn, &rp, path, t.path_len, &h);
 		kweb_reply_send(conn, &rp, &h, true);
 		return KWEB_ROUTE_SERVE;
 	}
@@ -609,18 +825,16 @@ static enum kweb_route kweb_request_serve(struct kweb_conn *conn,
 		u16 status = kweb_errno_status(err);
 
 		if (status == 500) {
-			pr_warn_ratelimited("open %s: error %d\n", path,
-					    err);
+			pr_warn_ratelimited("open %s: error %d\n", key, err);
 			rp.keep_alive = false;
 		}
 		kweb_reply_error(conn, &rp, status);
 		return KWEB_ROUTE_SERVE;
 	}
-	/* path is now the file opened: key's index.html for a "dir/". */
-	kweb_file_variants(conn->srv, path, f, &v);
+	/* key is now the file opened: its index.html for a "dir/". */
+	kweb_file_variants(conn->srv, key, f, &v);
 	/* Cached even when a variant is served: softirq starts from it. */
-	e = kweb_cache_fill(c, path, t.path_len, KWEB_ENC_IDENTITY, path, f,
-			    &v);
+	e = kweb_cache_fill(c, key, klen, KWEB_ENC_IDENTITY, key, f, &v);
 	if (e)
 		kweb_file_close(f);
 	variants = kweb_variants_on(conn->srv, v.mask);
@@ -629,7 +843,7 @@ static enum kweb_route kweb_request_serve(struct kweb_conn *conn,
 		struct kweb_file base = *f;
 
 		f->filp = NULL;
-		if (kweb_reply_variant(conn, &rp, req, path, t.path_len, enc,
+		if (kweb_reply_variant(conn, &rp, req, key, klen, enc,
 				       &base, &v)) {
 			if (e)
 				kweb_centry_put(e);
@@ -649,8 +863,8 @@ enum kweb_route kweb_request_handle(struct kweb_conn *conn,
 				    enum kweb_parse_result res,
 				    struct kweb_request *req)
 {
+	struct kweb_req_scratch *sc;
 	enum kweb_route why;
-	char *path;
 
 	why = kweb_route_request(res, req);
 	if (why != KWEB_ROUTE_SERVE)
@@ -661,13 +875,13 @@ enum kweb_route kweb_request_handle(struct kweb_conn *conn,
 		return KWEB_ROUTE_SERVE;
 	}
 	/* The normalized path: only while the request is being resolved. */
-	path = kmalloc(KWEB_PATH_BUF, GFP_KERNEL);
-	if (!path) {
+	sc = kmalloc(sizeof(*sc), GFP_KERNEL);
+	if (!sc) {
 		kweb_response_error(conn, 503, req->method == KWEB_METHOD_HEAD,
 				    false);
 		return KWEB_ROUTE_SERVE;
 	}
-	why = kweb_request_serve(conn, req, path);
-	kfree(path);
+	why = kweb_request_serve(conn, req, sc);
+	kfree(sc);
 	return why;
 }

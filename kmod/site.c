@@ -8,6 +8,8 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
+#include "kweb.h"
+#include "mimemap.h"
 #include "site.h"
 
 void kweb_site_free(struct kweb_site *site)
@@ -15,7 +17,9 @@ void kweb_site_free(struct kweb_site *site)
 	if (!site)
 		return;
 	kweb_rules_free(site->rules);
+	kweb_mime_map_free(site->mime);
 	kfree(site->cache_control);
+	kfree(site->error_pages);
 	kfree(site);
 }
 
@@ -45,7 +49,7 @@ struct kweb_site *kweb_site_alloc(const struct kweb_site *base,
 				  const struct kweb_site_args *args)
 {
 	struct kweb_site *site = kzalloc(sizeof(*site), GFP_KERNEL);
-	const char *cc;
+	const char *cc;		/* a text: the new one, or base's */
 	int err;
 
 	if (!site)
@@ -54,9 +58,19 @@ struct kweb_site *kweb_site_alloc(const struct kweb_site *base,
 		site->inherit = base->inherit;
 		site->precompressed = base->precompressed;
 		site->expires = base->expires;
+		site->vhosts = base->vhosts;
+		strscpy(site->vhost_default, base->vhost_default,
+			sizeof(site->vhost_default));
 	} else {
 		site->inherit = KWEB_SITE_INHERITABLE;
+		strscpy(site->vhost_default, "default",
+			sizeof(site->vhost_default));
 	}
+	if (args->vhosts >= 0)
+		site->vhosts = args->vhosts;
+	if (args->vhost_default)
+		strscpy(site->vhost_default, args->vhost_default,
+			sizeof(site->vhost_default));
 	site->inherit = (site->inherit | args->inherit) & ~args->own;
 	if (args->own & KWEB_SETTING_PRECOMPRESSED)
 		site->precompressed = args->precompressed;
@@ -76,6 +90,18 @@ struct kweb_site *kweb_site_alloc(const struct kweb_site *base,
 		site->rules = NULL;
 		goto fail;
 	}
+	/* Its own map, or a new copy of base's (a site owns its map). */
+	if (!(site->inherit & KWEB_SETTING_MIME_TYPES)) {
+		cc = args->own & KWEB_SETTING_MIME_TYPES ? args->mime_types :
+		     base && base->mime ? kweb_mime_map_text_of(base->mime) :
+		     "";
+		site->mime = kweb_mime_map_parse(cc);
+		if (IS_ERR(site->mime)) {
+			err = PTR_ERR(site->mime);
+			site->mime = NULL;
+			goto fail;
+		}
+	}
 	cc = args->cache_control ?: (base ? base->cache_control : "");
 	err = -ENOMEM;
 	site->cache_control = kstrdup(cc, GFP_KERNEL);
@@ -84,10 +110,41 @@ struct kweb_site *kweb_site_alloc(const struct kweb_site *base,
 	err = kweb_cache_rules_parse(&site->cache_rules, site->cache_control);
 	if (err)
 		goto fail;
+	cc = args->error_pages ?: (base ? base->error_pages : "");
+	err = -ENOMEM;
+	site->error_pages = kstrdup(cc, GFP_KERNEL);
+	if (!site->error_pages)
+		goto fail;
+	err = kweb_error_pages_parse(&site->pages, site->error_pages);
+	if (err)
+		goto fail;
 	return site;
 fail:
 	kweb_site_free(site);
 	return ERR_PTR(err);
+}
+
+const char *kweb_site_mime_lookup(const struct kweb_site *site,
+				  const char *path, size_t len)
+{
+	if (site->mime)
+		return kweb_mime_lookup_in(site->mime, path, len);
+	return kweb_mime_lookup(path, len);
+}
+
+const char *kweb_site_mime_text(const struct kweb_site *site)
+{
+	return site->mime ? kweb_mime_map_text_of(site->mime) :
+	       kweb_mime_map_text();
+}
+
+bool kweb_site_host_ok(const char *name)
+{
+	char dir[KWEB_HOST_MAX + 1];
+	size_t len = strlen(name);
+
+	return len <= KWEB_HOST_MAX && kweb_host_dir(name, len, dir) > 0 &&
+	       !strcmp(dir, name);
 }
 
 bool kweb_site_precompressed(const struct kweb_site *site)

@@ -15,24 +15,34 @@
 
 #include "config.h"
 #include "http_cache_rules.h"
+#include "http_error_pages.h"
+#include "http_host.h"
 
 /*
  * The backend port is the server's (srv->backend.port, 0 to follow the
  * module-wide one): the handoff reads it without RCU.
  */
+struct kweb_mime_map;
+
 struct kweb_site {
 	struct rcu_head rcu;
 	u32 inherit;			/* KWEB_SETTING_*s that are module-wide */
 	bool precompressed;
 	bool expires;			/* Expires with a max-age rule */
 	struct kweb_rules *rules;	/* own dynamic prefixes, extensions */
+	struct kweb_mime_map *mime;	/* own MIME overrides, or NULL */
 	char *cache_control;		/* cache_rules' text, "" for none */
 	struct kweb_cache_rules cache_rules;
+	char *error_pages;		/* pages' text, "" for none */
+	struct kweb_error_pages pages;
+	bool vhosts;			/* docroot/HOST/ per request host */
+	char vhost_default[KWEB_HOST_MAX + 1];	/* for hosts without one */
 };
 
 #define KWEB_SITE_INHERITABLE (KWEB_SETTING_PRECOMPRESSED | \
 			       KWEB_SETTING_DYNAMIC_PREFIXES | \
-			       KWEB_SETTING_DYNAMIC_EXTENSIONS)
+			       KWEB_SETTING_DYNAMIC_EXTENSIONS | \
+			       KWEB_SETTING_MIME_TYPES)
 
 /* What listener-add, listener-set or the module parameters ask for. */
 struct kweb_site_args {
@@ -40,14 +50,23 @@ struct kweb_site_args {
 	u32 own;			/* settings given below */
 	bool precompressed;
 	const char *prefixes, *extensions;
+	const char *mime_types;
 	const char *cache_control;	/* NULL: unchanged */
 	int expires;			/* -1: unchanged */
+	const char *error_pages;	/* NULL: unchanged */
+	int vhosts;			/* -1: unchanged */
+	const char *vhost_default;	/* NULL: unchanged; checked */
 };
 
+/* A host's directory name as kweb_host_dir() makes them, and no other. */
+bool kweb_site_host_ok(const char *name);
+
 /*
- * A site from base (NULL: every setting module-wide, no rules) changed as
- * args says; an ERR_PTR: -EINVAL for rules that do not parse (checked by
- * the caller first, for its message), -ENOMEM.
+ * Under kweb_ctl_mutex (MIME types are interned). A site from base (NULL:
+ * every setting module-wide, no rules) changed as args says; an ERR_PTR:
+ * -EINVAL for what does not parse (the caller checks each text first, for
+ * its message, but MIME types), -E2BIG or -ENOSPC for MIME types as
+ * kweb_mime_map_parse() says, -ENOMEM.
  */
 struct kweb_site *kweb_site_alloc(const struct kweb_site *base,
 				  const struct kweb_site_args *args);
@@ -62,5 +81,10 @@ void kweb_site_free_rcu(struct kweb_site *old);
 bool kweb_site_precompressed(const struct kweb_site *site);
 const struct kweb_rules *kweb_site_prefixes(const struct kweb_site *site);
 const struct kweb_rules *kweb_site_extensions(const struct kweb_site *site);
+/* Content-Type for the path of a file the site serves. */
+const char *kweb_site_mime_lookup(const struct kweb_site *site,
+				  const char *path, size_t len);
+/* Its MIME overrides' text, its own or config's. */
+const char *kweb_site_mime_text(const struct kweb_site *site);
 
 #endif /* KWEB_SITE_H */

@@ -220,6 +220,38 @@ static void path_size_test(struct kunit *test)
 }
 
 /* len bounds the target: bytes after it are never looked at. */
+/* absolute-form's authority, which virtual hosts use; none otherwise. */
+static void path_authority_test(struct kunit *test)
+{
+	static const struct {
+		const char *target, *authority;
+	} cases[] = {
+		{ "http://Example.COM/a", "Example.COM" },
+		{ "https://example.com:8443/a?q", "example.com:8443" },
+		{ "http://[::1]:8080", "[::1]:8080" },
+		{ "http://a.b?x", "a.b" },
+		{ "/a/b", "" },
+		{ "/http://x/", "" },
+	};
+	struct kweb_target t;
+	char out[OUT_SIZE];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		KUNIT_ASSERT_EQ(test, kweb_path_normalize(cases[i].target,
+							  strlen(cases[i].target),
+							  out, sizeof(out), &t),
+				0);
+		KUNIT_EXPECT_EQ_MSG(test, t.authority.len,
+				    strlen(cases[i].authority), "%s",
+				    cases[i].target);
+		KUNIT_EXPECT_TRUE_MSG(test, !memcmp(t.authority.p ?: "",
+						    cases[i].authority,
+						    t.authority.len),
+				      "%s", cases[i].target);
+	}
+}
+
 static void path_len_test(struct kunit *test)
 {
 	struct kweb_target t;
@@ -239,6 +271,7 @@ static struct kunit_case kweb_http_path_cases[] = {
 	KUNIT_CASE_PARAM(path_test, path_gen_params),
 	KUNIT_CASE(path_size_test),
 	KUNIT_CASE(path_len_test),
+	KUNIT_CASE(path_authority_test),
 	{}
 };
 

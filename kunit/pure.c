@@ -9,6 +9,7 @@
 #include "../kmod/http_path.c"
 #include "../kmod/http_route.c"
 #include "../kmod/http_cache_rules.c"
+#include "../kmod/http_error_pages.c"
 #include "../kmod/http_range.c"
 #include "../kmod/http_date.c"
 #include "../kmod/http_cond.c"

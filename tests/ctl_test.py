@@ -891,14 +891,14 @@ def t_listener_settings():
         check(sh["precompressed"] is False and sh["expires"] is True and
               sh["cache_control"] == rules and
               sorted(sh["inherit"]) == ["backend-port", "dynamic-extensions",
-                                        "dynamic-prefixes"] and
+                                        "dynamic-prefixes", "mime-types"] and
               sh["dynamic_prefixes"] == param("dynamic_prefixes") and
               sh["backend_port"] == int(param("backend_port")),
               "show: %r" % sh)
         out = kwebctl_ok("listener", "show", lid)
         check(re.search(r"^cache-control %s$" % re.escape(rules), out, re.M)
               and re.search(r"^inherit backend-port dynamic-prefixes "
-                            r"dynamic-extensions$", out, re.M),
+                            r"dynamic-extensions mime-types$", out, re.M),
               "show: %r" % out)
         # Its own precompressed (no), and listener 1's (yes), side by side.
         for _ in range(2):
@@ -955,6 +955,26 @@ def t_listener_settings():
         check(cfg["dynamic_prefixes"] == param("dynamic_prefixes") and
               cfg["precompressed"] is True, "config get: %r" % cfg)
 
+        # Its own MIME overrides: its cached files change type, listener
+        # 1's do not.
+        kwebctl_ok("listener", "set", lid, "mime-types",
+                   ".txt=text/x-own; charset=utf-8")
+        status, head, _ = fetch_head("/small.txt", "", port4)
+        check(header(head, "Content-Type") == "text/x-own; charset=utf-8",
+              "own mime-types: %r" % head)
+        status, head, _ = fetch_head("/small.txt")
+        check(header(head, "Content-Type") == "text/plain",
+              "listener 1's type: %r" % head)
+        sh = json.loads(kwebctl_ok("-j", "listener", "show", lid))
+        check(sh["mime_types"] == ".txt=text/x-own; charset=utf-8" and
+              "mime-types" not in sh["inherit"], "show mime: %r" % sh)
+        kwebctl_fails(EXIT_ERROR, r"each entry must be .ext=type/subtype",
+                      "listener", "set", lid, "mime-types", "txt=text/plain")
+        kwebctl_ok("listener", "set", lid, "mime-types", "default")
+        status, head, _ = fetch_head("/small.txt", "", port4)
+        check(header(head, "Content-Type") == "text/plain",
+              "mime-types default: %r" % head)
+
         # Refused as a whole: nothing of the request changes.
         kwebctl_fails(EXIT_ERROR, r"port cannot be the backend port",
                       "listener", "set", lid, "backend-port", str(CFG.port),
@@ -972,6 +992,11 @@ def t_listener_settings():
                       "listener", "set", "999", "expires", "no")
         kwebctl_fails(EXIT_USAGE, r"unknown key", "listener", "set", lid,
                       "colour", "blue")
+        for bad in ("../x", "Upper.example", "a.example:80", "a/b", ""):
+            kwebctl_fails(EXIT_ERROR, r"not a host name", "listener", "set",
+                          lid, "vhost-default", bad)
+        check(sh["vhosts"] is False and sh["vhost_default"] == "default",
+              "vhosts: %r" % sh)
         sh = json.loads(kwebctl_ok("-j", "listener", "show", lid))
         check(sh["precompressed"] is False and sh["cache_control"] == rules,
               "changed by a refused set: %r" % sh)
@@ -996,6 +1021,91 @@ def t_listener_settings():
                                      param("expires")))
     finally:
         kwebctl_ok("listener", "del", lid)
+
+
+@TESTS.test("listener error-pages: a site's own pages with the error's status; missing or unreadable pages fall back to the built-in")
+def t_error_pages():
+    port5 = CFG.port2 + 3
+    page = os.path.join(CFG.docroot, "ctl-404.html")
+    with open(page, "wb") as f:
+        f.write(b"<p>our own 404</p>\n")
+    os.chmod(page, 0o644)
+    pages = ("404=/ctl-404.html;403=/ctl-missing.html;"
+             "416=/owned/uid1000.txt;400,414=/pre")
+    lst = json.loads(kwebctl_ok("-j", "listener", "add", "port", str(port5),
+                                "docroot", CFG.docroot, "error-pages",
+                                pages))
+    lid = str(lst[0]["id"])
+    try:
+        sh = json.loads(kwebctl_ok("-j", "listener", "show", lid))
+        check(sh["error_pages"] == pages, "show: %r" % sh)
+        # Twice: from the file, then from the cache.
+        for _ in range(2):
+            status, head, body = fetch_head("/no/such.txt", "", port5)
+            check(status == 404 and body == b"<p>our own 404</p>\n" and
+                  header(head, "Content-Type") == "text/html" and
+                  header(head, "Content-Length") == str(len(body)) and
+                  header(head, "ETag") and
+                  header(head, "Last-Modified") is None,
+                  "404 page: %d %r %r" % (status, head, body))
+        # HEAD: the page's fields, no body; the connection still usable.
+        with socket.create_connection((CFG.host, port5), timeout=10) as c:
+            c.sendall(b"HEAD /nope HTTP/1.1\r\nHost: x\r\n\r\n"
+                      b"GET /small.txt HTTP/1.1\r\nHost: x\r\n"
+                      b"Connection: close\r\n\r\n")
+            data = b""
+            while True:
+                chunk = c.recv(65536)
+                if not chunk:
+                    break
+                data += chunk
+        first, _, rest = data.partition(b"\r\n\r\n")
+        check(first.startswith(b"HTTP/1.1 404 ") and
+              b"\r\nContent-Length: 19" in first and
+              rest.startswith(b"HTTP/1.1 200 ") and rest.endswith(small()),
+              "HEAD then GET: %r" % data[:300])
+        # A page that is not there, one kweb's identity may not read, and
+        # a directory: the built-in page, the status kept.
+        status, head, body = fetch_head("/private/x", "", port5)
+        check(status == 403 and b"<center>kweb</center>" in body,
+              "missing 403 page: %d %r" % (status, body[:80]))
+        status, head, body = fetch_head("/small.txt",
+                                        "Range: bytes=99999-\r\n", port5)
+        check(status == 416 and b"<center>kweb</center>" in body and
+              header(head, "Content-Range") == "bytes */%d" % len(small()),
+              "unreadable 416 page: %d %r" % (status, head))
+        status, _, body = fetch_head("/a/../../x", "", port5)
+        check(status == 400 and b"<center>kweb</center>" in body,
+              "directory as a page: %d %r" % (status, body[:80]))
+        # Listener 1 has none.
+        status, _, body = fetch_head("/no/such.txt")
+        check(status == 404 and b"<center>kweb</center>" in body,
+              "listener 1: %d" % status)
+        # A 416 page that can be read, answered by the worker even when
+        # the file is cached.
+        kwebctl_ok("listener", "set", lid, "error-pages",
+                   "416=/ctl-404.html")
+        for _ in range(2):
+            status, head, body = fetch_head("/small.txt",
+                                            "Range: bytes=99999-\r\n",
+                                            port5)
+            check(status == 416 and body == b"<p>our own 404</p>\n" and
+                  header(head, "Content-Range") == "bytes */%d" %
+                  len(small()), "416 page: %d %r" % (status, head))
+        status, _, body = fetch_head("/no/such.txt", "", port5)
+        check(status == 404 and b"<center>kweb</center>" in body,
+              "404 after set: %d" % status)
+        for bad in ("404=no-slash.html", "404=/a/../b.html", "404=/dir/",
+                    "399=/x.html", "404=/a.html;404=/b.html",
+                    "404=/a b.html", "404=/a.html?x"):
+            kwebctl_fails(EXIT_ERROR, r"each entry must be", "listener",
+                          "set", lid, "error-pages", bad)
+        kwebctl_fails(EXIT_ERROR, r"more than 16 status codes", "listener",
+                      "set", lid, "error-pages",
+                      ",".join(str(c) for c in range(400, 417)) + "=/x.html")
+    finally:
+        kwebctl_ok("listener", "del", lid)
+        os.unlink(page)
 
 
 def ip(*args):

@@ -7,11 +7,12 @@
 
 D is a docroot made by tests/make_docroot.py, served by kweb on H:P and
 by the reference server of tests/nginx/backend.conf.in on H:8083
-(gzip_static, brotli_static and gzip_vary on, kweb's MIME table, and
+(gzip_static, brotli_static and gzip_vary on, kweb's MIME table,
 expires and add_header Cache-Control in the locations CACHE_RULES
-mirrors). With --kwebctl, the test adds a kweb listener of its own on
---listener-port for D with those Cache-Control rules (a listener's own
-settings), compares that one, and deletes it at the end. Both get the same requests, one
+mirrors, and the error_page lines of ERROR_PAGES). With --kwebctl, the
+test adds a kweb listener of its own on --listener-port for D with those
+rules and pages (a listener's own settings), compares that one, and
+deletes it at the end. Both get the same requests, one
 connection each: every servable file, directory and missing path, with
 and without each Accept-Encoding of ENCODINGS, GET and HEAD, then ranges
 and conditionals on the precompressed files with the validators the first
@@ -51,12 +52,14 @@ ENCODINGS = [None, "gzip", "br", "gzip, deflate, br, zstd", "deflate",
 # "expires N" is max-age=N with Expires, and add_header adds a directive.
 CACHE_RULES = (".css=max-age=604800;.svg=max-age=604800;.html=no-cache;"
                "/pre/=max-age=3600, public")
+# Its error_page lines, as kweb error pages.
+ERROR_PAGES = "404=/errors/404.html;403=/errors/403.txt;416=/errors/416.html"
 
 # What a precompressed file's answer may differ in: kweb honours Range on
 # it and says Accept-Ranges, nginx's gzip_static and brotli_static do not.
 PRE_RANGE = {"status", "Accept-Ranges", "Content-Range", "Content-Length",
              "body", "Content-Type", "Content-Encoding", "ETag",
-             "Last-Modified", "Cache-Control", "Expires"}
+             "Last-Modified", "Cache-Control", "Expires", "Vary"}
 
 
 def siblings(target):
@@ -74,23 +77,56 @@ def siblings(target):
 
 
 def known_416(k, n, names):
-    """A 416 of both: nginx's expires and add_header apply to it (its
-    headers filter runs before the range filter makes the 416)."""
-    if k.code == n.code == 416 and names & {"Cache-Control", "Expires"} \
-            and not k.has("Cache-Control") and not k.has("Expires"):
-        return "416: Cache-Control and Expires from nginx, not from kweb " \
-            "(they give a representation's freshness; a 416 has none)"
+    """A 416 of both: (the names explained, why). nginx's expires and
+    add_header apply to it (its headers filter runs before the range
+    filter makes the 416); with an error page, it also keeps the ranged
+    file's ETag before the page's."""
+    if k.code != 416 or n.code != 416:
+        return set(), None
+    done, why = set(), []
+    if names & {"Cache-Control", "Expires"} and not k.has("Cache-Control") \
+            and not k.has("Expires"):
+        done |= {"Cache-Control", "Expires"}
+        why.append("416: Cache-Control and Expires from nginx, not from "
+                   "kweb (they give a representation's freshness; a 416 "
+                   "has none)")
+    ne = n.all("ETag")
+    if "ETag" in names and len(ne) == 2 and k.all("ETag") == ne[1:]:
+        done.add("ETag")
+        why.append("416 page: nginx sends the ranged file's ETag and the "
+                   "page's, kweb the page's (RFC 9110 8.8.3: one)")
+    return done & names, "; ".join(why) or None
+
+
+def known_host(host, k, n):
+    """Why kweb with vhosts may answer host otherwise than nginx with
+    server_names, as docs/behaviour.md says; None if it may not."""
+    if host == "" and n.code == 400 and k.code != 400:
+        return "an empty Host: the default host for kweb (RFC 9112 3.2 " \
+            "allows it for a target without authority), 400 from nginx"
+    if host is not None and k.code == 400 and n.code != 400:
+        rest = host.split("]", 1)[-1] if host.startswith("[") else host
+        port = rest.split(":", 1)[1] if ":" in rest else None
+        if "\\" in host or host.startswith(".") or \
+                (port is not None and not port.isdigit()):
+            return "not a host name (a backslash, a leading dot, a port " \
+                "that is not digits): 400 from kweb, nginx takes it"
     return None
 
 
-def known(target, fields, k, n, names):
+def known(target, method, fields, k, n, names):
     """Why kweb's answer k may differ from nginx's n in names (a set),
     as docs/behaviour.md says; None if it may not."""
-    why = known_416(k, n, names)
+    done, why = known_416(k, n, names)
     if why:
-        names = names - {"Cache-Control", "Expires"}
+        names = names - done
         if not names:
             return why
+    ranged = any(f.lower().startswith("range:") for f in fields)
+    if method == "HEAD" and ranged and k.code == 200 and \
+            n.code in (206, 416):
+        return "HEAD with Range: 200 from kweb (RFC 9110 14.2: ranges " \
+            "are GET's), 206 or 416 from nginx"
     sib = siblings(target)
     if names == {"Vary"} and n.has("Vary") and not k.has("Vary") and \
             "other" in sib.values():
@@ -102,7 +138,6 @@ def known(target, fields, k, n, names):
             "with it, kweb with every answer (RFC 9110 12.5.5)"
     ae = " ".join(f.split(":", 1)[1] for f in fields
                   if f.lower().startswith("accept-encoding:")).lower()
-    ranged = any(f.lower().startswith("range:") for f in fields)
     if "x-gzip" in ae:
         return "x-gzip is gzip for kweb (RFC 9110 8.4.1.3), not for nginx"
     if ae.strip().startswith("*"):
@@ -118,12 +153,18 @@ def known(target, fields, k, n, names):
     return None
 
 
-def fetch(addr, target, method="GET", fields=()):
+def fetch(addr, target, method="GET", fields=(), host_field=True,
+          version="1.1"):
+    """host_field: True for "Host: ADDR:PORT", None for none, else the
+    value to send."""
     host, port = addr
     conn = Connection(host, port, time.monotonic() + CFG.timeout)
     try:
-        head = ["%s %s HTTP/1.1" % (method, target),
-                "Host: %s:%d" % (format_host(host), port)]
+        head = ["%s %s HTTP/%s" % (method, target, version)]
+        if host_field is True:
+            head.append("Host: %s:%d" % (format_host(host), port))
+        elif host_field is not None:
+            head.append("Host: " + host_field)
         head += list(fields)
         return conn.request(("\r\n".join(head) + "\r\n\r\n").encode("latin-1"),
                             method)
@@ -156,11 +197,13 @@ def expires_offset(r):
         return exp
 
 
-def compare(target, method, fields):
-    """Send the request to both: (kweb's response, nginx's, {name: what
-    differs}), status and body among the names."""
-    k = fetch(CFG.kweb, target, method, fields)
-    n = fetch(CFG.nginx, target, method, fields)
+def compare(target, method, fields, pair=None, **kw):
+    """Send the request to both (pair: their addresses, default the
+    main ones): (kweb's response, nginx's, {name: what differs}), status
+    and body among the names."""
+    kaddr, naddr = pair or (CFG.kweb, CFG.nginx)
+    k = fetch(kaddr, target, method, fields, **kw)
+    n = fetch(naddr, target, method, fields, **kw)
     diffs = {}
     if k.code != n.code:
         diffs["status"] = "status %d, nginx %d" % (k.code, n.code)
@@ -214,18 +257,23 @@ class Differ:
         self.known = {}
         self.bad = []
 
-    def one(self, target, method="GET", fields=()):
-        k, n, diffs = compare(target, method, fields)
+    def one(self, target, method="GET", fields=(), **kw):
+        k, n, diffs = compare(target, method, fields, **kw)
         self.sent += 1
         if not diffs:
             self.same += 1
             return k
-        why = known(target, fields, k, n, set(diffs))
+        if "host_field" in kw:
+            why = known_host(kw["host_field"], k, n)
+        else:
+            why = known(target, method, fields, k, n, set(diffs))
         if why:
             self.known[why] = self.known.get(why, 0) + 1
         else:
-            self.bad.append("%s %s %s: %s" % (method, target, list(fields),
-                                              "; ".join(diffs.values())))
+            self.bad.append("%s %s %s%s: %s" % (
+                method, target, list(fields),
+                " Host %r" % kw["host_field"] if "host_field" in kw else "",
+                "; ".join(diffs.values())))
         return k
 
     def report(self, minimum):
@@ -275,6 +323,49 @@ def t_validators():
     d.report(150)
 
 
+@TESTS.test("error pages: 403, 404 and 416 answered with the site's own "
+            "pages, GET and HEAD, with ranges and conditionals")
+def t_error_pages():
+    d = Differ()
+    for target in ("/no-such-file", "/pre/no-such.js", "/errors/",
+                   "/private/nope.txt", "/private/", "/small.txt",
+                   "/pre/app.js", "/errors/404.html"):
+        for method in ("GET", "HEAD"):
+            for more in ([], ["Range: bytes=100000-"], ["Range: bytes=0-3"],
+                         ["If-None-Match: *"], ["Accept-Encoding: gzip"],
+                         ["Accept-Encoding: gzip", "Range: bytes=100000-"]):
+                d.one(target, method, more)
+    d.report(90)
+
+
+@TESTS.test("virtual hosts: each Host its directory, the others the "
+            "default's, bad ones 400, as nginx's server_names")
+def t_vhosts():
+    if not CFG.vhosts:
+        taplib.note("no kweb listener with vhosts (--kwebctl): skipped")
+        return
+    d = Differ()
+    pair = (CFG.kweb_vhosts, CFG.nginx_vhosts)
+    hosts = ["a.example", "A.Example", "a.example:8084", "a.example.",
+             "b.example", "B.EXAMPLE.:1", "unknown.example", "default",
+             "[::1]", "127.0.0.1", "", "_", "../etc", "a.example/..",
+             "a b", "a..example", ".a.example", "a.example..", "a\\b",
+             "a.example:x", "-"]
+    for target in ("/", "/only-a.txt", "/only-default.txt", "/sub/",
+                   "/sub", "/nope.txt", "/index.html"):
+        for host in hosts:
+            d.one(target, "GET", (), pair=pair, host_field=host)
+        d.one(target, "GET", (), pair=pair, host_field=None,
+              version="1.0")
+        d.one(target, "HEAD", (), pair=pair, host_field="b.example")
+        # absolute-form: its authority, not Host (RFC 9112 3.2.2).
+        d.one("http://b.example" + target, "GET", (), pair=pair,
+              host_field="a.example")
+        d.one("http://nope.example" + target, "GET", (), pair=pair,
+              host_field="a.example")
+    d.report(150)
+
+
 def main():
     global CFG
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -286,27 +377,43 @@ def main():
                     help="seconds per request")
     ap.add_argument("--kwebctl", help="add a listener with CACHE_RULES")
     ap.add_argument("--listener-port", type=int, default=8095)
+    ap.add_argument("--vhost-port", type=int, default=8096,
+                    help="kweb's listener with vhosts on (with --kwebctl)")
+    ap.add_argument("--nginx-vhost-port", type=int, default=8084)
     CFG = ap.parse_args()
     CFG.kweb = (CFG.host, CFG.port)
     CFG.nginx = (CFG.host, CFG.nginx_port)
     CFG.manifest = os.path.join(os.path.dirname(
         os.path.abspath(CFG.docroot)), "manifest.json")
+    CFG.nginx_vhosts = (CFG.host, CFG.nginx_vhost_port)
+    CFG.vhosts = False
     if not CFG.kwebctl:
         return TESTS.run()
-    p = subprocess.run([CFG.kwebctl, "-j", "listener", "add", "port",
-                        str(CFG.listener_port), "docroot", CFG.docroot,
-                        "cache-control", CACHE_RULES, "expires", "yes"],
-                       capture_output=True, text=True, timeout=30)
-    if p.returncode:
-        print("not ok 1 - kwebctl listener add: exit %d %s" %
-              (p.returncode, p.stderr.strip()))
-        return 1
-    lid = str(json.loads(p.stdout)[0]["id"])
-    CFG.kweb = (CFG.host, CFG.listener_port)
+    added = []
     try:
+        for port, args in ((CFG.listener_port,
+                            ["docroot", CFG.docroot, "cache-control",
+                             CACHE_RULES, "expires", "yes", "error-pages",
+                             ERROR_PAGES]),
+                           (CFG.vhost_port,
+                            ["docroot", os.path.join(CFG.docroot, "vhosts"),
+                             "vhosts", "yes"])):
+            p = subprocess.run([CFG.kwebctl, "-j", "listener", "add", "port",
+                                str(port)] + args,
+                               capture_output=True, text=True, timeout=30)
+            if p.returncode:
+                print("not ok 1 - kwebctl listener add: exit %d %s" %
+                      (p.returncode, p.stderr.strip()))
+                return 1
+            added.append(str(json.loads(p.stdout)[0]["id"]))
+        CFG.kweb = (CFG.host, CFG.listener_port)
+        CFG.kweb_vhosts = (CFG.host, CFG.vhost_port)
+        CFG.vhosts = True
         return TESTS.run()
     finally:
-        subprocess.run([CFG.kwebctl, "listener", "del", lid], timeout=30)
+        for lid in added:
+            subprocess.run([CFG.kwebctl, "listener", "del", lid],
+                           timeout=30)
 
 
 if __name__ == "__main__":

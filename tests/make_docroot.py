@@ -146,6 +146,28 @@ PRECOMPRESSED = [
 FILES += PRECOMPRESSED
 PRIVATE.update({"pre/priv.js.gz": 0o600, "pre/priv.js.br": 0o600})
 
+# Error pages (a listener's error-pages, nginx's error_page): each with
+# its own type.
+ERROR_PAGES = [
+    ("errors/404.html", html("errors/404.html: no such page")),
+    ("errors/403.txt", text("errors/403.txt")),
+    ("errors/416.html", html("errors/416.html: no such range")),
+]
+FILES += ERROR_PAGES
+
+# Virtual hosts (a listener with vhosts on, docroot vhosts/): a directory
+# per host, and the default's for the others.
+VHOSTS = [
+    ("vhosts/a.example/index.html", html("vhosts/a.example")),
+    ("vhosts/a.example/only-a.txt", text("vhosts/a.example/only-a.txt")),
+    ("vhosts/b.example/index.html", html("vhosts/b.example")),
+    ("vhosts/b.example/sub/index.html", html("vhosts/b.example/sub")),
+    ("vhosts/default/index.html", html("vhosts/default")),
+    ("vhosts/default/only-default.txt",
+     text("vhosts/default/only-default.txt")),
+]
+FILES += VHOSTS
+
 # Directories only root may search: what they hold is 403, even if missing.
 LOCKED_DIRS = {"private": 0o700}
 

@@ -119,8 +119,13 @@ static const struct kc_lkey kc_listener_keys[] = {
 	  KWEB_SETTING_DYNAMIC_PREFIXES },
 	{ "dynamic-extensions", KWEB_A_LISTENER_DYNAMIC_EXTENSIONS, KC_STR,
 	  KWEB_SETTING_DYNAMIC_EXTENSIONS },
+	{ "mime-types", KWEB_A_LISTENER_MIME_TYPES, KC_STR,
+	  KWEB_SETTING_MIME_TYPES },
 	{ "cache-control", KWEB_A_LISTENER_CACHE_CONTROL, KC_STR, 0 },
 	{ "expires", KWEB_A_LISTENER_EXPIRES, KC_U8, 0 },
+	{ "error-pages", KWEB_A_LISTENER_ERROR_PAGES, KC_STR, 0 },
+	{ "vhosts", KWEB_A_LISTENER_VHOSTS, KC_U8, 0 },
+	{ "vhost-default", KWEB_A_LISTENER_VHOST_DEFAULT, KC_STR, 0 },
 };
 
 /* Names the attribute an error blames, by the command it was sent with. */
@@ -210,13 +215,18 @@ static int kc_usage(FILE *f, const char *topic)
 			"the module parameters).\n"
 			"KEY, a listener's own settings (add or set):\n"
 			"  backend-port, precompressed (yes|no), dynamic-prefixes,\n"
-			"  dynamic-extensions: as config's keys of the same names, for\n"
-			"  this listener alone; \"default\" follows config's again.\n"
+			"  dynamic-extensions, mime-types: as config's keys of the same\n"
+			"  names, for this listener alone; \"default\" follows config's\n"
+			"  again.\n"
 			"  cache-control: rules \"MATCH=VALUE;...\", MATCH a path prefix\n"
 			"  (/assets/) or an extension (.css), VALUE sent as Cache-Control\n"
 			"  on 200, 206 and 304 (an extension rule wins, else the longest\n"
 			"  prefix); \"\" for none.\n"
 			"  expires (yes|no): also send Expires, now plus the rule's max-age.\n"
+			"  error-pages: \"CODES=PATH;...\", e.g. \"404=/404.html;500,503=/50x.html\":\n"
+			"  docroot files answered with those errors; \"\" for none.\n"
+			"  vhosts (yes|no): serve each Host from DIR/HOST/; a host without\n"
+			"  a directory (or none) from DIR/ of vhost-default (\"default\").\n"
 			"add prints the new listener; show prints one listener's settings,\n"
 			"with those following config's listed as inherit; all or none of\n"
 			"set's keys are applied; del closes the listener's connections.\n");

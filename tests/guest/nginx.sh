@@ -26,6 +26,7 @@ NGINX_BACKEND_PORT=${KWEB_BACKEND_PORT:-8080}
 NGINX_APP_PORT=${KWEB_APP_PORT:-8081}
 NGINX_WS_PORT=${KWEB_WS_PORT:-8082}
 NGINX_REF_PORT=${KWEB_REF_PORT:-8083}
+NGINX_VHOST_PORT=${KWEB_VHOST_PORT:-8084}
 NGINX_START_WAIT=${KWEB_NGINX_START_WAIT:-20}
 
 _nginx_err() { echo "nginx.sh: $*" >&2; }
@@ -125,6 +126,7 @@ nginx_backend_start() {
   t=${t//@APP_PORT@/"$NGINX_APP_PORT"}
   t=${t//@WS_PORT@/"$NGINX_WS_PORT"}
   t=${t//@REF_PORT@/"$NGINX_REF_PORT"}
+  t=${t//@VHOST_PORT@/"$NGINX_VHOST_PORT"}
   printf '%s\n' "$t" >"$conf" || return 1
 
   "$NGINX_PY" "$ws" --host 127.0.0.1 --port "$NGINX_WS_PORT" \
