@@ -49,7 +49,7 @@ struct kweb_site *kweb_site_alloc(const struct kweb_site *base,
 				  const struct kweb_site_args *args)
 {
 	struct kweb_site *site = kzalloc(sizeof(*site), GFP_KERNEL);
-	const char *cc;		/* a text: the new one, or base's */
+	const char *text;	/* the new one, or base's */
 	int err;
 
 	if (!site)
@@ -92,27 +92,27 @@ struct kweb_site *kweb_site_alloc(const struct kweb_site *base,
 	}
 	/* Its own map, or a new copy of base's (a site owns its map). */
 	if (!(site->inherit & KWEB_SETTING_MIME_TYPES)) {
-		cc = args->own & KWEB_SETTING_MIME_TYPES ? args->mime_types :
+		text = args->own & KWEB_SETTING_MIME_TYPES ? args->mime_types :
 		     base && base->mime ? kweb_mime_map_text_of(base->mime) :
 		     "";
-		site->mime = kweb_mime_map_parse(cc);
+		site->mime = kweb_mime_map_parse(text);
 		if (IS_ERR(site->mime)) {
 			err = PTR_ERR(site->mime);
 			site->mime = NULL;
 			goto fail;
 		}
 	}
-	cc = args->cache_control ?: (base ? base->cache_control : "");
+	text = args->cache_control ?: (base ? base->cache_control : "");
 	err = -ENOMEM;
-	site->cache_control = kstrdup(cc, GFP_KERNEL);
+	site->cache_control = kstrdup(text, GFP_KERNEL);
 	if (!site->cache_control)
 		goto fail;
 	err = kweb_cache_rules_parse(&site->cache_rules, site->cache_control);
 	if (err)
 		goto fail;
-	cc = args->error_pages ?: (base ? base->error_pages : "");
+	text = args->error_pages ?: (base ? base->error_pages : "");
 	err = -ENOMEM;
-	site->error_pages = kstrdup(cc, GFP_KERNEL);
+	site->error_pages = kstrdup(text, GFP_KERNEL);
 	if (!site->error_pages)
 		goto fail;
 	err = kweb_error_pages_parse(&site->pages, site->error_pages);
