@@ -142,8 +142,12 @@ int kweb_file_open(struct kweb_server *srv, char *path, size_t len,
 	return err;
 }
 
-/* Is path ("/...") a directory of the docroot, looked up as srv's identity? */
-bool kweb_file_is_dir(struct kweb_server *srv, const char *path)
+/*
+ * Is path ("/...") a directory of the docroot, looked up as srv's
+ * identity? 0 if so, -ENOTDIR if it is something else, or the lookup's
+ * error (-EACCES for one the identity may not search).
+ */
+int kweb_file_dir(struct kweb_server *srv, const char *path)
 {
 	const struct cred *cred, *old;
 	bool via_symlink = false;
@@ -157,9 +161,9 @@ bool kweb_file_is_dir(struct kweb_server *srv, const char *path)
 	revert_creds(old);
 	put_cred(cred);
 	if (err)
-		return false;
+		return err;
 	path_put(&p);
-	return S_ISDIR(st.mode);
+	return S_ISDIR(st.mode) ? 0 : -ENOTDIR;
 }
 
 /*

@@ -369,7 +369,7 @@ void kweb_ident_exit(struct kweb_ident *id);
 /* file.c */
 int kweb_file_open(struct kweb_server *srv, char *path, size_t len,
 		   struct kweb_file *f);
-bool kweb_file_is_dir(struct kweb_server *srv, const char *path);
+int kweb_file_dir(struct kweb_server *srv, const char *path);
 void kweb_file_variants(struct kweb_server *srv, char *path,
 			const struct kweb_file *f, struct kweb_variants *v);
 void kweb_file_close(struct kweb_file *f);

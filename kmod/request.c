@@ -605,7 +605,9 @@ static int kweb_request_host(struct kweb_conn *conn,
 
 /*
  * The worker's side: a host without a directory of its own is served
- * from the default's. Returns the length of "/HOST" before path.
+ * from the default's. One the identity may not search is the host's all
+ * the same (403, as nginx with a root it cannot read). Returns the length
+ * of "/HOST" before path.
  */
 static unsigned int kweb_request_vhost(struct kweb_conn *conn, char *path,
 				       unsigned int host_len)
@@ -615,7 +617,8 @@ static unsigned int kweb_request_vhost(struct kweb_conn *conn, char *path,
 
 	memcpy(dir, path - host_len, host_len);
 	dir[host_len] = '\0';
-	if (kweb_file_is_dir(conn->srv, dir))
+	n = kweb_file_dir(conn->srv, dir);
+	if (n != -ENOENT && n != -ENOTDIR)
 		return host_len;
 	rcu_read_lock();
 	n = strscpy(dir + 1, rcu_dereference(conn->srv->site)->vhost_default,

@@ -87,6 +87,16 @@ def param(name):
         return f.read().strip()
 
 
+def recv_all(s):
+    """Everything until the peer closes."""
+    data = b""
+    while True:
+        chunk = s.recv(65536)
+        if not chunk:
+            return data
+        data += chunk
+
+
 def fetch(host, port, target, method="GET", timeout=10.0, fields=""):
     """One request on its own connection: (status, body, client port).
     fields: more field lines, each ending in CRLF."""
@@ -98,12 +108,7 @@ def fetch(host, port, target, method="GET", timeout=10.0, fields=""):
         hhost = "[%s]" % host if fam == socket.AF_INET6 else host
         s.sendall(("%s %s HTTP/1.1\r\nHost: %s\r\n%sConnection: close\r\n"
                    "\r\n" % (method, target, hhost, fields)).encode())
-        data = b""
-        while True:
-            chunk = s.recv(65536)
-            if not chunk:
-                break
-            data += chunk
+        data = recv_all(s)
     head, _, body = data.partition(b"\r\n\r\n")
     m = re.match(rb"HTTP/1\.[01] (\d{3}) ", head)
     check(m, "no status line from %s:%d%s: %r" % (host, port, target,
@@ -412,12 +417,7 @@ def fetch_head(target, fields="", port=None):
                                   timeout=10) as s:
         s.sendall(("GET %s HTTP/1.1\r\nHost: x\r\n%sConnection: close\r\n"
                    "\r\n" % (target, fields)).encode())
-        data = b""
-        while True:
-            chunk = s.recv(65536)
-            if not chunk:
-                break
-            data += chunk
+        data = recv_all(s)
     head, _, body = data.partition(b"\r\n\r\n")
     m = re.match(rb"HTTP/1\.1 (\d{3}) ", head)
     check(m, "no status line for %s: %r" % (target, data[:80]))
@@ -1053,12 +1053,7 @@ def t_error_pages():
             c.sendall(b"HEAD /nope HTTP/1.1\r\nHost: x\r\n\r\n"
                       b"GET /small.txt HTTP/1.1\r\nHost: x\r\n"
                       b"Connection: close\r\n\r\n")
-            data = b""
-            while True:
-                chunk = c.recv(65536)
-                if not chunk:
-                    break
-                data += chunk
+            data = recv_all(c)
         first, _, rest = data.partition(b"\r\n\r\n")
         check(first.startswith(b"HTTP/1.1 404 ") and
               b"\r\nContent-Length: 19" in first and
@@ -1106,6 +1101,37 @@ def t_error_pages():
     finally:
         kwebctl_ok("listener", "del", lid)
         os.unlink(page)
+
+
+@TESTS.test("vhosts: a host directory kweb's identity may not search is 403, not the default's")
+def t_vhost_locked():
+    port6 = CFG.port2 + 4
+    root = os.path.join(CFG.base, "vh")
+    shutil.rmtree(root, ignore_errors=True)
+    for d, mode in (("default", 0o755), ("locked.example", 0o700)):
+        os.makedirs(os.path.join(root, d))
+        with open(os.path.join(root, d, "index.html"), "wb") as f:
+            f.write(d.encode() + b"\n")
+        os.chmod(os.path.join(root, d, "index.html"), 0o644)
+        os.chmod(os.path.join(root, d), mode)
+    os.chmod(root, 0o755)
+    lst = json.loads(kwebctl_ok("-j", "listener", "add", "port", str(port6),
+                                "docroot", root, "vhosts", "yes"))
+    lid = str(lst[0]["id"])
+    try:
+        for host, want, body in (("locked.example", 403, None),
+                                 ("LOCKED.Example.:80", 403, None),
+                                 ("other.example", 200, b"default\n")):
+            with socket.create_connection((CFG.host, port6), timeout=10) as c:
+                c.sendall(("GET / HTTP/1.1\r\nHost: %s\r\nConnection: "
+                           "close\r\n\r\n" % host).encode())
+                data = recv_all(c)
+            check(data.startswith(b"HTTP/1.1 %d " % want) and
+                  (body is None or data.endswith(b"\r\n\r\n" + body)),
+                  "Host %s: %r" % (host, data[:120]))
+    finally:
+        kwebctl_ok("listener", "del", lid)
+        shutil.rmtree(root, ignore_errors=True)
 
 
 def ip(*args):

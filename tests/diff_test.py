@@ -3,7 +3,7 @@
 """Differential test: kweb against nginx configured to serve the same way.
 
     diff_test.py --host H --port P --docroot D [--nginx-port 8083]
-                 [--kwebctl PATH [--listener-port 8095]]
+                 [--kwebctl PATH [--listener-port 8097]]
 
 D is a docroot made by tests/make_docroot.py, served by kweb on H:P and
 by the reference server of tests/nginx/backend.conf.in on H:8083
@@ -376,8 +376,8 @@ def main():
     ap.add_argument("--timeout", type=float, default=10.0,
                     help="seconds per request")
     ap.add_argument("--kwebctl", help="add a listener with CACHE_RULES")
-    ap.add_argument("--listener-port", type=int, default=8095)
-    ap.add_argument("--vhost-port", type=int, default=8096,
+    ap.add_argument("--listener-port", type=int, default=8097)
+    ap.add_argument("--vhost-port", type=int, default=8098,
                     help="kweb's listener with vhosts on (with --kwebctl)")
     ap.add_argument("--nginx-vhost-port", type=int, default=8084)
     CFG = ap.parse_args()
