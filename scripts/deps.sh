@@ -22,6 +22,9 @@ set -euo pipefail
 #  libmnl-dev pkg-config  userctl/kwebctl
 #  xfsprogs btrfs-progs squashfs-tools nfs-kernel-server  the filesystem
 #                      matrix (tests/guest/fsmatrix.sh; e2fsprogs for ext4)
+#  prometheus         promtool, which checks kwebctl stats --format
+#                      prometheus (tests/ctl_test.py, tests/pure); its
+#                      server is neither started nor enabled (TOOLS_ONLY)
 readonly APT_PACKAGES=(
   linux-image-amd64 linux-headers-amd64
   linux-image-6.12-amd64 linux-headers-6.12-amd64
@@ -34,7 +37,11 @@ readonly APT_PACKAGES=(
   python3-yaml python3-jsonschema
   libmnl-dev pkg-config
   xfsprogs btrfs-progs squashfs-tools nfs-kernel-server
+  prometheus
 )
+# Packages installed for a tool alone, whose service must not run here:
+# kept from starting by their install, then disabled.
+readonly TOOLS_ONLY=(prometheus)
 # The virtme-ng release the scripts were written against (exit status and
 # --verbose console behaviour were checked with it).
 readonly VNG_SPEC=${KWEB_VNG_SPEC:-virtme-ng==1.42}
@@ -53,8 +60,58 @@ install_apt() {
   ((${#missing[@]})) || return 0
   say "installing Debian packages: ${missing[*]}"
   as_root env DEBIAN_FRONTEND=noninteractive apt-get update -q >&2
+  deny_tool_services
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
     --no-install-recommends "${missing[@]}" >&2
+  allow_services
+  disable_tool_services "${missing[@]}"
+}
+
+# invoke-rc.d and deb-systemd-invoke ask /usr/sbin/policy-rc.d before a
+# package's scripts start a service, and 101 means "not allowed". Ours
+# denies the TOOLS_ONLY services (their init script and systemd unit
+# names) and allows the rest, as if it were not there, for one apt-get
+# run. An administrator's own is left alone: disable_tool_services then
+# stops what it let start.
+readonly POLICY_RC=/usr/sbin/policy-rc.d
+POLICY_OURS=0
+
+deny_tool_services() {
+  local names=() s
+  [[ -e $POLICY_RC ]] && return 0
+  for s in "${TOOLS_ONLY[@]}"; do names+=("$s" "$s.service"); done
+  POLICY_OURS=1
+  trap allow_services EXIT
+  printf '%s\n' '#!/bin/sh' \
+    "# kweb's scripts/deps.sh, for one apt-get run: no ${TOOLS_ONLY[*]} service." \
+    "case \"\$1\" in" \
+    "$(IFS='|'; echo "${names[*]}")) exit 101 ;;" \
+    'esac' 'exit 0' | as_root tee "$POLICY_RC" >/dev/null
+  as_root chmod 755 "$POLICY_RC"
+}
+
+allow_services() {
+  ((POLICY_OURS)) || return 0
+  as_root rm -f "$POLICY_RC"
+  POLICY_OURS=0
+}
+
+# The TOOLS_ONLY packages among "$@", just installed: their install
+# enabled their units. Disable them (systemctl does that with or without
+# a running systemd) and stop them where systemd runs. Only on the run
+# that installed them: an administrator may enable one later on purpose.
+disable_tool_services() {
+  local p s
+  command -v systemctl >/dev/null || return 0
+  for s in "${TOOLS_ONLY[@]}"; do
+    for p in "$@"; do
+      [[ $p == "$s" ]] || continue
+      as_root systemctl disable -q "$s.service" >&2 || true
+      if [[ -d /run/systemd/system ]]; then
+        as_root systemctl stop "$s.service" >&2 || true
+      fi
+    done
+  done
 }
 
 install_vng() {

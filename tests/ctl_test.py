@@ -10,10 +10,11 @@ Run as root in a guest, with kweb loaded (docroot=D port=P and the routes
 8080. Covers every kwebctl subcommand, invalid values rejected with the
 kernel's extack text shown, an unprivileged user refused with exit 4,
 access log lines matching the requests made (count and fields), two
-listeners with two docroots, a listener in another network namespace, and
-one family call through the kernel's generic ynl CLI. Everything changed
-is put back. TAP output, "# N passed, N failed", exit status 0 iff none
-failed.
+listeners with two docroots, a listener in another network namespace,
+the Prometheus format (equal to -j stats; promtool check metrics, which
+must be on PATH), and one family call through the kernel's generic ynl
+CLI. Everything changed is put back. TAP output, "# N passed, N failed",
+exit status 0 iff none failed.
 """
 
 import argparse
@@ -308,6 +309,207 @@ def t_stats_listener():
                                                  param("cache_size")))
     kwebctl_fails(EXIT_NOT_FOUND, r"no such listener in this network namespace",
                   "stats", "listener", "999")
+
+
+# `kwebctl stats --format prometheus`: each family (after kweb_ and
+# kweb_listener_), its type, the label its series differ by, and for each
+# value of that label the key of `kwebctl -j stats` the series carries.
+# Written out here, not taken from kwebctl, so a renamed or lost series
+# fails the test.
+PROM_FAMILIES = {
+    "connections_accepted_total": ("counter", None,
+                                   {None: "connections_accepted"}),
+    "connections_closed_total": ("counter", None,
+                                 {None: "connections_closed"}),
+    "connections_softirq_total": ("counter", None,
+                                  {None: "connections_softirq"}),
+    "connections_open": ("gauge", None, {None: "connections_open"}),
+    "requests_total": ("counter", "context",
+                       {"softirq": "requests_softirq",
+                        "worker": "requests_worker"}),
+    "error_responses_total": ("counter", None, {None: "responses_error"}),
+    "body_bytes_total": ("counter", "mode",
+                         {"spliced": "body_bytes_spliced",
+                          "copied": "body_bytes_copied"}),
+    "cache_hits_total": ("counter", None, {None: "cache_hits"}),
+    "cache_misses_total": ("counter", None, {None: "cache_misses"}),
+    "cache_evictions_total": ("counter", None, {None: "cache_evictions"}),
+    "cache_invalidations_total": ("counter", None,
+                                  {None: "cache_invalidations"}),
+    "cache_bytes": ("gauge", None, {None: "cache_bytes"}),
+    "cache_limit_bytes": ("gauge", None, {None: "cache_limit"}),
+    "cache_pinned_bytes": ("gauge", None, {None: "pinned_bytes"}),
+    "handoffs_total": ("counter", "reason", {
+        r: "handoff_" + r for r in ("method", "query", "prefix", "extension",
+                                    "upgrade", "h2", "unparsed", "missing",
+                                    "connection_limit")}),
+    "handoffs_softirq_total": ("counter", None, {None: "handoffs_softirq"}),
+    "handoff_failures_total": ("counter", "reason",
+                               {"no_backend": "handoff_failed_no_backend",
+                                "queue_full": "handoff_failed_queue_full",
+                                "other": "handoff_failed"}),
+    "log_records_total": ("counter", None, {None: "log_records"}),
+    "log_records_dropped_total": ("counter", None, {None: "log_dropped"}),
+}
+PROM_SAMPLE = re.compile(r"([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)")
+PROM_LABEL = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\\n]|\\.)*)"')
+
+
+def prom_parse(text):
+    """The text format, checked for order as it is parsed: {family:
+    {"help", "type", "samples": [(labels, int value)]}}. Each family has
+    one HELP, then one TYPE, then its samples, all together."""
+    fams, cur = {}, None
+    check(text.endswith("\n"), "no final line feed: %r" % text[-80:])
+    for line in text[:-1].split("\n"):
+        m = re.fullmatch(r"# (HELP|TYPE) (\S+) (.+)", line)
+        if m:
+            kind, name, rest = m.groups()
+            if kind == "HELP":
+                check(name not in fams, "%s: a second HELP, or after "
+                      "its samples" % name)
+                fams[name] = {"help": rest, "type": None, "samples": []}
+                cur = name
+            else:
+                check(name == cur and fams[cur]["type"] is None and
+                      not fams[cur]["samples"],
+                      "TYPE %s not right after its HELP" % name)
+                check(rest in ("counter", "gauge"), "%s: TYPE %s" %
+                      (name, rest))
+                fams[name]["type"] = rest
+            continue
+        m = PROM_SAMPLE.fullmatch(line)
+        check(m, "not a sample: %r" % line)
+        name, body, value = m.groups()
+        check(name == cur and fams[cur]["type"],
+              "sample %r outside its family (HELP and TYPE first)" % line)
+        labels = {}
+        if body is not None:
+            pairs = PROM_LABEL.findall(body)
+            check(",".join('%s="%s"' % p for p in pairs) == body,
+                  "labels of %r" % line)
+            labels = dict(pairs)
+            check(len(labels) == len(pairs), "a label twice: %r" % line)
+        check(re.fullmatch(r"\d+", value), "value not an integer: %r" % line)
+        fams[cur]["samples"].append((labels, int(value)))
+    return fams
+
+
+def prom_snapshot():
+    """(listeners, -j stats, each listener's -j stats, the Prometheus
+    text): the JSON read before and after the text, repeated until both
+    reads agree, so the text was read while nothing changed."""
+    def read_json():
+        ls = sorted((x["id"], x["port"]) for x in listeners_json())
+        return (ls, json.loads(kwebctl_ok("-j", "stats")),
+                {i: json.loads(kwebctl_ok("-j", "stats", "listener", str(i)))
+                 for i, _ in ls})
+    for _ in range(20):
+        before = read_json()
+        text = kwebctl_ok("stats", "--format", "prometheus")
+        if read_json() == before:
+            return before + (text,)
+        time.sleep(0.25)
+    raise Fail("the counters kept changing with no traffic")
+
+
+def prom_series(fams, name, label, per_listener):
+    """Family name's samples as {(listener id, port, label value): value},
+    the listener's two None for the namespace's families; each sample
+    must have exactly the labels it should, and be there once."""
+    got = {}
+    want_names = ({"listener", "port"} if per_listener else set()) | \
+        ({label} if label else set())
+    for labels, value in fams[name]["samples"]:
+        check(set(labels) == want_names, "%s labels %r, want %s" %
+              (name, labels, sorted(want_names)))
+        key = ((int(labels["listener"]), int(labels["port"]))
+               if per_listener else (None, None)) + (labels.get(label),)
+        check(key not in got, "%s: %r twice" % (name, key))
+        got[key] = value
+    return got
+
+
+@TESTS.test("kwebctl stats --format prometheus: HELP and TYPE per family, "
+            "values as -j stats, per-listener labels, promtool passes")
+def t_stats_prometheus():
+    port = CFG.port2 + 5
+    added = None
+    try:
+        lst = json.loads(kwebctl_ok("-j", "listener", "add", "port",
+                                    str(port), "docroot", CFG.docroot))
+        added = lst[0]["id"]
+        for p, target in ((CFG.port, "/small.txt"), (port, "/small.txt"),
+                          (port, "/small.txt"), (port, "/no-such-file")):
+            status, _, _ = fetch(CFG.host, p, target)
+            check(status == (404 if "no-such" in target else 200),
+                  "GET :%d%s: %d" % (p, target, status))
+        ls, whole, per, text = prom_snapshot()
+        check(len(ls) == 2 and added in dict(ls),
+              "listener list: %r, want 1 and %d" % (ls, added))
+        fams = prom_parse(text)
+        want = {"kweb_" + n for n in PROM_FAMILIES} | {"kweb_listeners"}
+        want |= {"kweb_listener_" + n for n in PROM_FAMILIES
+                 if n != "cache_pinned_bytes"}
+        check(set(fams) == want, "families: missing %s, unknown %s" %
+              (sorted(want - set(fams)), sorted(set(fams) - want)))
+        for name, f in fams.items():
+            check(f["help"].strip(), "%s: empty HELP" % name)
+            check((f["type"] == "counter") == name.endswith("_total"),
+                  "%s is a %s" % (name, f["type"]))
+        check(fams["kweb_listeners"]["type"] == "gauge" and
+              fams["kweb_listeners"]["samples"] == [({}, len(ls))],
+              "kweb_listeners: %r, %d listed" %
+              (fams["kweb_listeners"]["samples"], len(ls)))
+        for short, (kind, label, series) in PROM_FAMILIES.items():
+            # The namespace's, unlabelled but for the family's own label.
+            name = "kweb_" + short
+            check(fams[name]["type"] == kind, "%s: %s, want %s" %
+                  (name, fams[name]["type"], kind))
+            got = prom_series(fams, name, label, False)
+            wantv = {(None, None, k): whole[key] for k, key in series.items()}
+            check(got == wantv, "%s: %r, -j stats: %r" % (name, got, wantv))
+            if short == "cache_pinned_bytes":
+                continue
+            # Each listener's, labelled as listener list has it.
+            name = "kweb_listener_" + short
+            check(fams[name]["type"] == kind, "%s: %s, want %s" %
+                  (name, fams[name]["type"], kind))
+            got = prom_series(fams, name, label, True)
+            wantv = {(i, p, k): per[i][key] for i, p in ls
+                     for k, key in series.items()}
+            check(got == wantv, "%s: %r, -j stats listener: %r" %
+                  (name, got, wantv))
+        # The requests above are the new listener's.
+        reqs = sum(v for (i, _, _), v in prom_series(
+            fams, "kweb_listener_requests_total", "context", True).items()
+            if i == added)
+        check(reqs == 3, "listener %d answered %d requests, want 3" %
+              (added, reqs))
+        # promtool's parser and linter: exit 0, nothing said. deps.sh
+        # installs it (Debian's prometheus), so its absence fails.
+        promtool = shutil.which("promtool")
+        check(promtool, "promtool is not on PATH (scripts/deps.sh "
+              "installs the prometheus package)")
+        p = subprocess.run([promtool, "check", "metrics"], input=text,
+                           capture_output=True, text=True, timeout=60)
+        check(p.returncode == 0 and not p.stdout and not p.stderr,
+              "promtool check metrics: exit %d: %s%s" %
+              (p.returncode, p.stdout, p.stderr))
+        # -f is --format: the same series (their values may have moved).
+        again = prom_parse(kwebctl_ok("stats", "-f", "prometheus"))
+        check({n: [lb for lb, _ in f["samples"]] for n, f in again.items()}
+              == {n: [lb for lb, _ in f["samples"]] for n, f in fams.items()},
+              "stats -f prometheus has other series than --format")
+    finally:
+        if added:
+            kwebctl("listener", "del", str(added))
+    for args in (["stats", "--format", "xml"], ["stats", "-f"],
+                 ["stats", "--format", "prometheus", "listener", "1"]):
+        rc, out, err = kwebctl(*args)
+        check(rc == EXIT_USAGE and not out,
+              "kwebctl %s: exit %d, want %d, stdout %r (%s)" %
+              (" ".join(args), rc, EXIT_USAGE, out[:60], err.strip()))
 
 
 @TESTS.test("kwebctl listener list: the listener of the module parameters")

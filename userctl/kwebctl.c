@@ -18,6 +18,7 @@
 #include "json.h"
 #include "log.h"
 #include "nl.h"
+#include "prom.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -179,6 +180,8 @@ static int kc_usage(FILE *f, const char *topic)
 			"\n"
 			"  status                   is kweb loaded; its listeners and totals\n"
 			"  stats [listener ID]      counters (module-wide, or one listener's)\n"
+			"  stats --format prometheus\n"
+			"                           the same for Prometheus (node_exporter)\n"
 			"  listener list|add|del    the listeners of this network namespace\n"
 			"  config get|set           module-wide settings\n"
 			"  cache flush [PATH]       drop cached files (all, or one request path)\n"
@@ -196,10 +199,16 @@ static int kc_usage(FILE *f, const char *topic)
 	else if (!strcmp(topic, "stats"))
 		fprintf(f,
 			"Usage: kwebctl [-j] stats [listener ID]\n"
+			"       kwebctl stats --format prometheus\n"
 			"Counters since the module was loaded, one \"name value\" per line\n"
 			"(names as in /proc/net/kweb with '-'), or a JSON object with -j:\n"
 			"module-wide, with this namespace's connections-open, cache-bytes\n"
-			"and cache-limit; or, with a listener, only that listener's.\n");
+			"and cache-limit; or, with a listener, only that listener's.\n"
+			"--format (-f) text, json (as -j) or prometheus: Prometheus's text\n"
+			"format, for node_exporter's textfile collector: the namespace's\n"
+			"figures as kweb_*, each listener's as kweb_listener_* labelled\n"
+			"listener=\"ID\" and port=\"PORT\"; counters end in _total\n"
+			"(docs/metrics.md). Nothing is printed unless all was read.\n");
 	else if (!strcmp(topic, "listener"))
 		fprintf(f,
 			"Usage: kwebctl [-j] listener list\n"
@@ -346,23 +355,174 @@ static int kc_stats_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
+/* ---- stats --format prometheus ---- */
+
+/* Every u64 of a stats reply, by type, for kc_prom_write(). */
+static int kc_prom_stats_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlattr *tb[KWEB_A_STATS_MAX + 1];
+	struct kc_prom_stats *s = data;
+	unsigned int i;
+
+	kc_nl_parse(nlh, tb, KWEB_A_STATS_MAX);
+	for (i = 0; i <= KWEB_A_STATS_MAX; i++) {
+		if (!tb[i] || mnl_attr_validate(tb[i], MNL_TYPE_U64) < 0)
+			continue;
+		s->v[i] = mnl_attr_get_u64(tb[i]);
+		s->have[i] = true;
+	}
+	return MNL_CB_OK;
+}
+
+struct kc_prom_list {
+	struct kc_prom_listener *l;
+	size_t nr, size;
+	bool nomem;
+};
+
+/* A listener dump message: its id and port, for the labels. */
+static int kc_prom_listener_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlattr *tb[KWEB_A_LISTENER_MAX + 1];
+	struct kc_prom_list *pl = data;
+	struct kc_prom_listener *l;
+
+	kc_nl_parse(nlh, tb, KWEB_A_LISTENER_MAX);
+	if (!tb[KWEB_A_LISTENER_ID] || !tb[KWEB_A_LISTENER_PORT])
+		return MNL_CB_OK;
+	if (pl->nr == pl->size) {
+		l = realloc(pl->l, (pl->size * 2 + 4) * sizeof(*l));
+		if (!l) {
+			pl->nomem = true;
+			return MNL_CB_ERROR;
+		}
+		pl->l = l;
+		pl->size = pl->size * 2 + 4;
+	}
+	l = &pl->l[pl->nr++];
+	memset(l, 0, sizeof(*l));
+	l->id = mnl_attr_get_u32(tb[KWEB_A_LISTENER_ID]);
+	l->port = mnl_attr_get_u16(tb[KWEB_A_LISTENER_PORT]);
+	return MNL_CB_OK;
+}
+
+/*
+ * Each listener's counters, then the namespace's: read last, its totals
+ * are never below the sum of the listeners'. A listener deleted between
+ * the dump and its request is left out, as if the dump had come later.
+ */
+static int kc_prom_read(struct kc_nl *nl, struct kc_prom_list *pl,
+			struct kc_prom_stats *ns)
+{
+	struct nlmsghdr *nlh;
+	size_t i, kept = 0;
+	int ret;
+
+	nlh = kc_nl_request(nl, KWEB_CMD_LISTENER_GET, true);
+	ret = kc_nl_talk(nl, nlh, kc_prom_listener_cb, pl, "stats");
+	if (pl->nomem) {
+		fprintf(stderr, "kwebctl: stats: out of memory\n");
+		return KC_ERROR;
+	}
+	if (ret)
+		return ret;
+	nl->quiet_not_found = true;
+	for (i = 0; i < pl->nr; i++) {
+		nlh = kc_nl_request(nl, KWEB_CMD_STATS_GET, false);
+		mnl_attr_put_u32(nlh, KWEB_A_STATS_LISTENER_ID, pl->l[i].id);
+		ret = kc_nl_talk(nl, nlh, kc_prom_stats_cb, &pl->l[i].stats,
+				 "stats");
+		if (ret == KC_NOT_FOUND)
+			continue;
+		if (ret)
+			break;
+		pl->l[kept++] = pl->l[i];
+	}
+	nl->quiet_not_found = false;
+	pl->nr = kept;
+	if (ret && ret != KC_NOT_FOUND)
+		return ret;
+	nlh = kc_nl_request(nl, KWEB_CMD_STATS_GET, false);
+	return kc_nl_talk(nl, nlh, kc_prom_stats_cb, ns, "stats");
+}
+
+/*
+ * All is read before anything is written, so a failure leaves no partial
+ * output; a failed write (a full disk under the textfile collector's
+ * directory) fails the command, so "kwebctl ... > f.$$ && mv" keeps the
+ * last good file.
+ */
+static int kc_stats_prom(struct kc_nl *nl)
+{
+	struct kc_prom_list pl = { 0 };
+	struct kc_prom_stats ns = { 0 };
+	int ret;
+
+	ret = kc_prom_read(nl, &pl, &ns);
+	if (!ret) {
+		kc_prom_write(stdout, &ns, pl.l, pl.nr);
+		if (fflush(stdout) || ferror(stdout)) {
+			fprintf(stderr, "kwebctl: stats: writing: %s\n",
+				strerror(errno));
+			ret = KC_ERROR;
+		}
+	}
+	free(pl.l);
+	return ret;
+}
+
+/* "--format NAME" or "-f NAME" of stats: text, json or prometheus. */
+static int kc_stats_format(const char *name, bool *prom)
+{
+	*prom = !strcmp(name, "prometheus");
+	if (*prom || !strcmp(name, "text") || !strcmp(name, "json")) {
+		/* Given after -j, it wins: the last word is the one meant. */
+		json = !strcmp(name, "json");
+		return KC_OK;
+	}
+	fprintf(stderr, "kwebctl: stats: --format text, json or prometheus\n");
+	return KC_USAGE;
+}
+
 static int kc_cmd_stats(struct kc_nl *nl, int argc, char **argv)
 {
 	struct kc_stats_ctx c = { .first = true };
+	char *args[2];
 	struct nlmsghdr *nlh;
+	bool prom = false;
+	int i, nargs = 0, ret;
 	unsigned long id;
-	int ret;
 
 	if (argc && kc_is_help(argv[0]))
 		return kc_usage(stdout, "stats");
+	/* The format anywhere, as -j: "stats listener 1 -f json" too. */
+	for (i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--format") || !strcmp(argv[i], "-f")) {
+			if (++i == argc)
+				return kc_usage(stderr, "stats");
+			ret = kc_stats_format(argv[i], &prom);
+			if (ret)
+				return ret;
+		} else if (nargs < 2) {
+			args[nargs++] = argv[i];
+		} else {
+			return kc_usage(stderr, "stats");
+		}
+	}
+	if (nargs && (nargs != 2 || strcmp(args[0], "listener")))
+		return kc_usage(stderr, "stats");
+	if (prom && nargs) {
+		fprintf(stderr, "kwebctl: stats: --format prometheus has every listener; no listener ID\n");
+		return KC_USAGE;
+	}
+	if (prom)
+		return kc_stats_prom(nl);
 	nlh = kc_nl_request(nl, KWEB_CMD_STATS_GET, false);
-	if (argc == 2 && !strcmp(argv[0], "listener")) {
-		ret = kc_parse_uint(argv[1], UINT32_MAX, &id, "listener");
+	if (nargs) {
+		ret = kc_parse_uint(args[1], UINT32_MAX, &id, "listener");
 		if (ret)
 			return ret;
 		mnl_attr_put_u32(nlh, KWEB_A_STATS_LISTENER_ID, id);
-	} else if (argc) {
-		return kc_usage(stderr, "stats");
 	}
 	if (json)
 		printf("{");

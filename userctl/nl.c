@@ -250,8 +250,11 @@ int kc_nl_talk(struct kc_nl *nl, struct nlmsghdr *nlh, kc_nl_cb cb,
 	}
 	nlh->nlmsg_type = nl->family;
 
-	if (kc_run(nl, nlh, cb, data, &e) < 0)
+	if (kc_run(nl, nlh, cb, data, &e) < 0) {
+		if (e.error == ENOENT && nl->quiet_not_found)
+			return KC_NOT_FOUND;
 		return kc_report(nl, &e, g->cmd, what);
+	}
 	return KC_OK;
 }
 

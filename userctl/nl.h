@@ -31,6 +31,8 @@ struct kc_nl {
 	char *buf;		/* one request */
 	/* Names request attributes in error messages; may be NULL. */
 	const char *(*attr_name)(uint8_t cmd, uint16_t type);
+	/* ENOENT is KC_NOT_FOUND with no message: the caller expects it. */
+	bool quiet_not_found;
 };
 
 /*
