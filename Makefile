@@ -4,7 +4,8 @@
 # make run        boot a guest serving examples/www on http://127.0.0.1:8080/
 # make check      everything: lint, both kernels, KUnit, integration tests
 # make quick      the fast loop: stock 6.12 integration tests only
-# make lint       checkpatch, sparse (C=2) and W=1 against both kernels
+# make lint       checkpatch, sparse (C=2) and W=1 against both kernels,
+#                 man pages (scripts/man-check.py)
 # make ynl-regen  regenerate uapi/linux/kweb.h, kmod/nl_gen.[ch] from uapi/kweb.yaml
 # make kwebctl    build userctl/kwebctl (libmnl)
 # make bench      kweb against nginx in a 2-vCPU guest (KERNEL=6.12 or 6.1;

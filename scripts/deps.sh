@@ -20,6 +20,7 @@ set -euo pipefail
 #  python3-yaml python3-jsonschema  the kernel's YNL generator and CLI
 #                      (scripts/ynl-regen.sh, tests/ctl_test.py)
 #  libmnl-dev pkg-config  userctl/kwebctl
+#  mandoc             make lint's man page check (scripts/man-check.py)
 #  xfsprogs btrfs-progs squashfs-tools nfs-kernel-server  the filesystem
 #                      matrix (tests/guest/fsmatrix.sh; e2fsprogs for ext4)
 #  prometheus         promtool, which checks kwebctl stats --format
@@ -35,7 +36,7 @@ readonly APT_PACKAGES=(
   clang libclang-rt-14-dev
   python3-matplotlib
   python3-yaml python3-jsonschema
-  libmnl-dev pkg-config
+  libmnl-dev pkg-config mandoc
   xfsprogs btrfs-progs squashfs-tools nfs-kernel-server
   prometheus
 )

@@ -8,6 +8,9 @@
 #     must print no "warning:" / "error:" line at all
 #   - shellcheck on the project's shell scripts (if shellcheck is installed)
 #   - the generated netlink code is what uapi/kweb.yaml makes today
+#   - the man pages (man/) are clean under mandoc -T lint -W warning and
+#     in step with kwebctl's --help, its key tables and the module
+#     parameters (scripts/man-check.py)
 # Logs go to $KWEB_RESULTS/lint/ (default under $KWEB_CACHE/results).
 # Exit status 0 iff all passed.
 set -euo pipefail
@@ -157,6 +160,18 @@ lint_ynl() {
   fi
 }
 
+# Every command, key and option of kwebctl, every module parameter and
+# /proc/net/kweb field, documented; mandoc finds nothing to warn about.
+lint_man() {
+  local out=$LOGDIR/man-check.txt
+  if python3 "$REPO/scripts/man-check.py" >"$out" 2>&1; then
+    ok "man pages in step with kwebctl --help and the module parameters"
+  else
+    not_ok "man pages in step with kwebctl --help and the module parameters"
+    diag 30 <"$out"
+  fi
+}
+
 main() {
   mkdir -p "$LOGDIR"
   local kernels
@@ -169,6 +184,7 @@ main() {
   lint_checkpatch
   lint_ynl
   lint_userctl
+  lint_man
   if [[ -n ${K61_KDIR:-} ]]; then lint_build stock61 "$K61_KDIR"; fi
   if [[ -n ${K612_KDIR:-} ]]; then lint_build stock612 "$K612_KDIR"; fi
   lint_shell
