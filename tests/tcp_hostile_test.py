@@ -689,9 +689,23 @@ def t_starved_worker():
 # ---------------------------------------------------------------------------
 # Tiny MSS
 
-@hostile("tiny MSS (TCP_MAXSEG 88): a multi-MB file, exact by sha256")
+TINY_MSS = "tiny MSS (TCP_MAXSEG 88): a multi-MB file, exact by sha256"
+
+# Tests not run with --light (the debug kernel), and why.
+NOT_LIGHT = {
+    TINY_MSS:
+    "under TCG with KASAN, loopback segments reorder by tens of ms, the "
+    "peers reject each other's segments by PAWS (over 1,000 a run), and "
+    "about one download in seven stalls for good after kweb has queued "
+    "every byte and its FIN and closed: the orphan in FIN_WAIT1 keeps "
+    "unacknowledged data with no retransmission timer pending "
+    "(docs/behaviour.md, Known problems). The stock kernels run it with 4 MiB.",
+}
+
+
+@hostile(TINY_MSS)
 def t_tiny_mss():
-    size = (1 if CFG.light else 4) << 20
+    size = 4 << 20
     target = make_file("mss.bin", size)
     want = hashlib.sha256(docfile(target.lstrip("/"))).hexdigest()
     s = connect(maxseg=88)
@@ -751,6 +765,10 @@ def main():
         return hold()
     if CFG.only:
         TESTS.tests = [t for t in TESTS.tests if re.search(CFG.only, t[0])]
+    if CFG.light:
+        for name, why in NOT_LIGHT.items():
+            note("not run with --light: %s: %s" % (name, why))
+        TESTS.tests = [t for t in TESTS.tests if t[0] not in NOT_LIGHT]
     if CFG.list:
         for name, _ in TESTS.tests:
             print(name)
