@@ -20,6 +20,7 @@
 #include "accesslog.h"
 #include "kweb.h"
 #include "nl_gen.h"
+#include "trace.h"
 
 #define KWEB_LOG_DELAY (HZ / 10)
 #define KWEB_LOG_METHOD_MAX 32
@@ -135,13 +136,19 @@ void kweb_log_begin(struct kweb_conn *conn, const struct kweb_request *req,
 {
 	struct kweb_log_req *lr = &conn->log;
 
+	lr->pending = true;
+	lr->who = who;
 	lr->active = kweb_log_wanted(conn->srv);
-	if (!lr->active)
+	/* The tracepoint wants these too: they live in conn->buf. */
+	lr->strings = lr->active || trace_kweb_request_done_enabled();
+	if (!lr->strings)
 		return;
 	lr->method = req->method_str.p;
 	lr->method_len = min_t(u32, req->method_str.len, KWEB_LOG_METHOD_MAX);
 	lr->target = req->target.p;
 	lr->target_len = min_t(u32, req->target.len, KWEB_LOG_TARGET_MAX);
+	if (!lr->active)
+		return;
 	lr->referer = req->referer.p;
 	lr->referer_len = min_t(u32, req->referer.len, KWEB_LOG_FIELD_MAX);
 	lr->user_agent = req->user_agent.p;
@@ -149,7 +156,6 @@ void kweb_log_begin(struct kweb_conn *conn, const struct kweb_request *req,
 				   KWEB_LOG_FIELD_MAX);
 	lr->major = req->major;
 	lr->minor = req->minor;
-	lr->who = who;
 	lr->port = conn->sk->sk_dport;
 	lr->ipv6 = conn->sk->sk_family == AF_INET6;
 	if (lr->ipv6)
@@ -242,6 +248,10 @@ void kweb_log_end(struct kweb_conn *conn, u16 status, u64 bytes)
 	bool first = false;
 	void *hdr = NULL;
 
+	if (!conn->log.pending)
+		return;
+	conn->log.pending = false;
+	trace_kweb_request_done(conn, status, bytes);
 	if (!conn->log.active)
 		return;
 	conn->log.active = false;

@@ -29,7 +29,9 @@ struct kweb_log_req {
 	u16 user_agent_len;
 	u8 major, minor;
 	u8 who;				/* enum kweb_answerer */
+	bool pending;			/* begun: kweb_log_end() is due */
 	bool active;			/* a record is due when it ends */
+	bool strings;			/* method and target were kept */
 	/* The client: after a handoff the socket is no longer kweb's. */
 	bool ipv6;
 	__be16 port;
@@ -54,12 +56,16 @@ void kweb_log_disable(void);
 
 /*
  * req has been answered (or handed over, or refused with 502/503) by who;
- * its record goes out at kweb_log_end(). Costs a bit test when no one
- * subscribes. Any context.
+ * its record goes out at kweb_log_end(), and the kweb_request_done
+ * tracepoint fires there. Costs a bit test when no one subscribes and
+ * the tracepoint is off. Any context.
  */
 void kweb_log_begin(struct kweb_conn *conn, const struct kweb_request *req,
 		    enum kweb_answerer who);
-/* The response is done: status 0 when the backend answers. Any context. */
+/*
+ * The response is done: status 0 when the backend answers. Once per
+ * kweb_log_begin(); nothing otherwise. Any context.
+ */
 void kweb_log_end(struct kweb_conn *conn, u16 status, u64 bytes);
 
 #endif /* KWEB_ACCESSLOG_H */

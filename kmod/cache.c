@@ -25,6 +25,7 @@
 #include "cache.h"
 #include "kweb.h"
 #include "mimemap.h"
+#include "trace.h"
 
 atomic_long_t kweb_cache_pinned = ATOMIC_LONG_INIT(0);
 
@@ -86,6 +87,7 @@ static void kweb_cache_invalidate(struct kweb_cache *c, struct kweb_centry *e)
 {
 	spin_lock_bh(&c->lock);
 	if (e->hashed) {
+		trace_kweb_cache_invalidate(c, e, KWEB_CACHE_STALE);
 		kweb_cache_unhash(c, e);
 		kweb_stat_add(c->stats, KWEB_STAT_CACHE_INVALIDATIONS, 1);
 	}
@@ -152,6 +154,7 @@ static void kweb_cache_make_room(struct kweb_cache *c, size_t need)
 			list_move(&e->lru, &c->lru);
 			continue;
 		}
+		trace_kweb_cache_evict(c, e);
 		kweb_cache_unhash(c, e);
 		kweb_stat_add(c->stats, KWEB_STAT_CACHE_EVICTIONS, 1);
 	}
@@ -164,8 +167,11 @@ static void kweb_cache_insert(struct kweb_cache *c, struct kweb_centry *e)
 
 	spin_lock_bh(&c->lock);
 	hash_for_each_possible_safe(c->table, old, tmp, hnode, e->hash)
-		if (kweb_centry_is(old, e->key, e->key_len, e->enc))
+		if (kweb_centry_is(old, e->key, e->key_len, e->enc)) {
+			trace_kweb_cache_invalidate(c, old,
+						    KWEB_CACHE_REPLACED);
 			kweb_cache_unhash(c, old);
+		}
 	/*
 	 * Not if the MIME map changed since e's type was looked up: the
 	 * change's flush may have run already. Under c->lock, which the
@@ -179,6 +185,7 @@ static void kweb_cache_insert(struct kweb_cache *c, struct kweb_centry *e)
 		c->bytes += kweb_centry_bytes(e);
 		hash_add_rcu(c->table, &e->hnode, e->hash);
 		list_add(&e->lru, &c->lru);
+		trace_kweb_cache_fill(c, e);
 	}
 	spin_unlock_bh(&c->lock);
 }
@@ -317,6 +324,7 @@ unsigned int kweb_cache_flush(struct kweb_cache *c)
 
 	spin_lock_bh(&c->lock);
 	list_for_each_entry_safe(e, tmp, &c->lru, lru) {
+		trace_kweb_cache_invalidate(c, e, KWEB_CACHE_FLUSH);
 		kweb_cache_unhash(c, e);
 		n++;
 	}
@@ -326,10 +334,11 @@ unsigned int kweb_cache_flush(struct kweb_cache *c)
 
 /*
  * Drop the entries for key (a normalized path): its file and its
- * precompressed ones. Returns how many there were.
+ * precompressed ones, why says for the tracepoint. Returns how many
+ * there were.
  */
 unsigned int kweb_cache_flush_key(struct kweb_cache *c, const char *key,
-				  size_t len)
+				  size_t len, enum kweb_cache_drop why)
 {
 	struct kweb_centry *e;
 	struct hlist_node *tmp;
@@ -342,6 +351,7 @@ unsigned int kweb_cache_flush_key(struct kweb_cache *c, const char *key,
 
 		hash_for_each_possible_safe(c->table, e, tmp, hnode, hash)
 			if (kweb_centry_is(e, key, len, enc)) {
+				trace_kweb_cache_invalidate(c, e, why);
 				kweb_cache_unhash(c, e);
 				n++;
 			}

@@ -77,6 +77,13 @@ struct kweb_variants {
 	struct timespec64 dir_ctime;	/* the directory's, before looking */
 };
 
+/* Why an entry left the cache, other than to make room (trace.h). */
+enum kweb_cache_drop {
+	KWEB_CACHE_STALE,	/* its file changed, or cannot be served now */
+	KWEB_CACHE_REPLACED,	/* by a newer entry of the same key */
+	KWEB_CACHE_FLUSH,	/* kwebctl cache flush, settings, a stop */
+};
+
 struct kweb_file;
 struct kweb_stats;
 
@@ -98,7 +105,7 @@ bool kweb_centry_valid(const struct kweb_cache *c, struct kweb_centry *e);
 bool kweb_centry_page_ok(const struct kweb_centry *e, pgoff_t index);
 unsigned int kweb_cache_flush(struct kweb_cache *c);
 unsigned int kweb_cache_flush_key(struct kweb_cache *c, const char *key,
-				  size_t len);
+				  size_t len, enum kweb_cache_drop why);
 void kweb_cache_set_limits(struct kweb_cache *c, size_t limit,
 			   size_t max_file);
 

@@ -93,6 +93,25 @@ static inline void kweb_sk_net_refcnt_upgrade(struct sock *sk)
 }
 
 /*
+ * Trace events (trace.h): a string field of a given length, declared with
+ * __string_len(dst, src, len), is filled by __assign_str(dst) since 6.10,
+ * which remembers src and len (sizeof() names them unevaluated); before,
+ * by __assign_str_len(dst, src, len). Kbuild looks in
+ * <trace/stages/stage6_event_callback.h>. Only ever expanded inside
+ * TP_fast_assign(), where those macros are defined.
+ */
+#ifdef KWEB_HAVE_ASSIGN_STR_SAVED
+#define kweb_assign_str_len(dst, src, len)				\
+	do {								\
+		__assign_str(dst);					\
+		(void)sizeof(*(src));				\
+		(void)sizeof(len);					\
+	} while (0)
+#else
+#define kweb_assign_str_len(dst, src, len) __assign_str_len(dst, src, len)
+#endif
+
+/*
  * The upgrade above takes a netns reference with GFP_KERNEL: where that
  * allocates (a tracker per reference), a handoff must wait for the
  * worker instead of moving the socket in softirq.

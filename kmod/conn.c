@@ -26,6 +26,7 @@
 #include "compat.h"
 #include "kweb.h"
 #include "recv.h"
+#include "trace.h"
 
 struct workqueue_struct *kweb_wq;
 static struct kmem_cache *kweb_conn_cache;
@@ -71,7 +72,7 @@ static bool kweb_conn_run_atomic(struct kweb_conn *conn)
 
 	/* A header left unsent must not stay in this CPU's scratch. */
 	if (kweb_response_hdr_keep(&conn->resp)) {
-		conn->state = KWEB_CONN_DONE;
+		kweb_conn_done(conn, KWEB_CLOSE_ERROR);
 		worker = true;
 	}
 	return worker;
@@ -278,7 +279,7 @@ static bool kweb_conn_handoff_ready(struct kweb_conn *conn, bool atomic)
 		if (atomic && !conn->sock)
 			return false;
 		if (kweb_conn_sock(conn)) {
-			conn->state = KWEB_CONN_DONE;
+			kweb_conn_done(conn, KWEB_CLOSE_ERROR);
 			return true;
 		}
 		set_bit(SOCK_NOSPACE, &sk->sk_socket->flags);
@@ -325,7 +326,7 @@ static enum kweb_read kweb_conn_read(struct kweb_conn *conn, bool atomic)
 		static const struct kweb_request none;
 
 		if (conn->discard) {
-			conn->state = KWEB_CONN_DONE;
+			kweb_conn_done(conn, KWEB_CLOSE_ERROR);
 			return KWEB_READ_WAIT;
 		}
 		return kweb_conn_handoff_begin(conn, KWEB_ROUTE_UNPARSED,
@@ -336,7 +337,7 @@ static enum kweb_read kweb_conn_read(struct kweb_conn *conn, bool atomic)
 		conn->discard -= kweb_recv_consume(sk, conn->discard);
 		if (conn->discard) {
 			if (kweb_recv_eof(sk))
-				conn->state = KWEB_CONN_DONE;
+				kweb_conn_done(conn, KWEB_CLOSE_EOF);
 			return KWEB_READ_WAIT;
 		}
 	}
@@ -344,7 +345,7 @@ static enum kweb_read kweb_conn_read(struct kweb_conn *conn, bool atomic)
 	if (!kweb_conn_buf_grow(conn, max, atomic ? GFP_ATOMIC : GFP_KERNEL)) {
 		if (atomic)
 			return KWEB_READ_WORKER;
-		conn->state = KWEB_CONN_DONE;
+		kweb_conn_done(conn, KWEB_CLOSE_ERROR);
 		return KWEB_READ_WAIT;
 	}
 	conn->peeked += kweb_recv_peek(sk, conn->peeked,
@@ -352,7 +353,7 @@ static enum kweb_read kweb_conn_read(struct kweb_conn *conn, bool atomic)
 				       conn->buf_size - conn->peeked);
 	if (!conn->peeked) {
 		if (kweb_recv_eof(sk))
-			conn->state = KWEB_CONN_DONE;
+			kweb_conn_done(conn, KWEB_CLOSE_EOF);
 		return KWEB_READ_WAIT;
 	}
 	if (conn->idle) {
@@ -371,7 +372,7 @@ static enum kweb_read kweb_conn_read(struct kweb_conn *conn, bool atomic)
 		conn->scan.ready = false;
 		/* A partial request and then EOF: nothing to answer. */
 		if (kweb_recv_eof(sk))
-			conn->state = KWEB_CONN_DONE;
+			kweb_conn_done(conn, KWEB_CLOSE_EOF);
 		return KWEB_READ_WAIT;
 	}
 	if (atomic) {
@@ -411,7 +412,7 @@ static enum kweb_read kweb_conn_read(struct kweb_conn *conn, bool atomic)
 		 */
 		if (kweb_recv_consume(sk, req.head_len) != req.head_len) {
 			kweb_response_release(&conn->resp);
-			conn->state = KWEB_CONN_DONE;
+			kweb_conn_done(conn, KWEB_CLOSE_ERROR);
 			return KWEB_READ_WAIT;
 		}
 		conn->discard = req.has_content_length ? req.content_length : 0;
@@ -425,7 +426,30 @@ static void kweb_conn_linger(struct kweb_conn *conn)
 	while (kweb_recv_consume(conn->sk, SIZE_MAX))
 		;
 	if (kweb_recv_eof(conn->sk))
-		conn->state = KWEB_CONN_DONE;
+		kweb_conn_done(conn, KWEB_CLOSE_LINGER);
+}
+
+/* A socket error (as sk_err): the client's reset (tcp_reset()), or other. */
+static enum kweb_close_reason kweb_close_why_err(int err)
+{
+	return err == ECONNRESET || err == EPIPE ? KWEB_CLOSE_RESET :
+		KWEB_CLOSE_ERROR;
+}
+
+/*
+ * Why conn ends with its socket closed or in error: the server's stop,
+ * the error, or else both FINs went (after ours: a last response).
+ */
+static enum kweb_close_reason kweb_close_why_sk(const struct kweb_conn *conn)
+{
+	int err = READ_ONCE(conn->sk->sk_err);
+
+	if (READ_ONCE(conn->abort))
+		return KWEB_CLOSE_ABORT;
+	if (err)
+		return kweb_close_why_err(err);
+	return conn->state == KWEB_CONN_LINGER ? KWEB_CLOSE_LINGER :
+		KWEB_CLOSE_EOF;
 }
 
 /* Requests answered in one softirq run before the rest goes to the worker. */
@@ -449,7 +473,7 @@ static bool kweb_conn_run(struct kweb_conn *conn, bool atomic)
 	}
 	if (READ_ONCE(conn->abort) || sk->sk_err ||
 	    sk->sk_state == TCP_CLOSE) {
-		conn->state = KWEB_CONN_DONE;
+		kweb_conn_done(conn, kweb_close_why_sk(conn));
 		return false;
 	}
 	if (READ_ONCE(conn->timed_out)) {
@@ -462,7 +486,7 @@ static bool kweb_conn_run(struct kweb_conn *conn, bool atomic)
 		 */
 		if (!timer_pending(&conn->timer)) {
 			if (conn->state != KWEB_CONN_READ) {
-				conn->state = KWEB_CONN_DONE;
+				kweb_conn_done(conn, KWEB_CLOSE_TIMEOUT);
 				return false;
 			}
 			conn->expired = true;
@@ -490,7 +514,7 @@ static bool kweb_conn_run(struct kweb_conn *conn, bool atomic)
 				return !conn->sock;
 			}
 			if (err) {
-				conn->state = KWEB_CONN_DONE;
+				kweb_conn_done(conn, kweb_close_why_err(-err));
 				return atomic;
 			}
 			kweb_conn_response_done(conn);
@@ -502,7 +526,8 @@ static bool kweb_conn_run(struct kweb_conn *conn, bool atomic)
 			case KWEB_READ_WAIT:
 				if (conn->expired &&
 				    conn->state == KWEB_CONN_READ)
-					conn->state = KWEB_CONN_DONE;
+					kweb_conn_done(conn,
+						       KWEB_CLOSE_TIMEOUT);
 				return atomic && conn->state != KWEB_CONN_READ;
 			case KWEB_READ_WORKER:
 				return true;
@@ -657,6 +682,7 @@ static void kweb_conn_close(struct kweb_conn *conn)
 	struct kweb_closing *c = NULL;
 
 	kweb_conn_detach(conn, true);
+	trace_kweb_conn_close(conn);
 	if (!READ_ONCE(conn->abort))
 		c = kmalloc(sizeof(*c), GFP_KERNEL);
 	if (c) {

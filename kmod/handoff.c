@@ -23,6 +23,7 @@
 
 #include "compat.h"
 #include "kweb.h"
+#include "trace.h"
 
 /* Parse the backend's addresses (module parameters' text). */
 int kweb_backend_parse(struct kweb_backend *b, const char *ipv4,
@@ -72,11 +73,12 @@ static struct sock *kweb_backend_lookup(struct kweb_server *srv,
 }
 
 /*
- * The backend listener sk can go to, referenced, in *lskp; or the status
- * to answer instead, counted as a failure.
+ * The backend listener sk can go to, referenced, in *lskp
+ * (KWEB_HANDOFF_MOVED); or why it cannot, counted as a failure.
  */
-static u16 kweb_backend_get(struct kweb_server *srv, struct sock *sk,
-			    struct sock **lskp)
+static enum kweb_handoff_result kweb_backend_get(struct kweb_server *srv,
+						 struct sock *sk,
+						 struct sock **lskp)
 {
 	struct sock *lsk = kweb_backend_lookup(srv, sk);
 
@@ -84,15 +86,15 @@ static u16 kweb_backend_get(struct kweb_server *srv, struct sock *sk,
 		if (lsk)
 			sock_put(lsk);
 		kweb_stat_add(srv->stats, KWEB_STAT_HANDOFF_NO_BACKEND, 1);
-		return 502;
+		return KWEB_HANDOFF_NO_BACKEND;
 	}
 	if (sk_acceptq_is_full(lsk)) {
 		sock_put(lsk);
 		kweb_stat_add(srv->stats, KWEB_STAT_HANDOFF_QUEUE_FULL, 1);
-		return 503;
+		return KWEB_HANDOFF_QUEUE_FULL;
 	}
 	*lskp = lsk;
-	return 0;
+	return KWEB_HANDOFF_MOVED;
 }
 
 /* Leave as a socket fresh from accept() would be; sk locked or unseen. */
@@ -172,17 +174,22 @@ static bool kweb_handoff_move(struct kweb_server *srv, struct sock *sk,
  */
 u16 kweb_handoff_prepare(struct kweb_conn *conn, enum kweb_route why)
 {
+	enum kweb_handoff_result res;
 	struct sock *lsk;
 	u16 status;
 
 	/* A Fast Open child's request stays with kweb's listener. */
 	if (!conn->req) {
 		kweb_stat_add(conn->srv->stats, KWEB_STAT_HANDOFF_FAILED, 1);
-		return 503;
+		res = KWEB_HANDOFF_FAILED;
+	} else {
+		res = kweb_backend_get(conn->srv, conn->sk, &lsk);
 	}
-	status = kweb_backend_get(conn->srv, conn->sk, &lsk);
-	if (status)
+	if (res != KWEB_HANDOFF_MOVED) {
+		status = res == KWEB_HANDOFF_NO_BACKEND ? 502 : 503;
+		trace_kweb_handoff(conn->srv, conn->sk, why, res, status);
 		return status;
+	}
 	kweb_handoff_reset(conn->sk);
 	conn->backend = lsk;
 	conn->handoff = why;
@@ -213,6 +220,8 @@ void kweb_handoff(struct kweb_conn *conn, bool atomic)
 		sock_release(sock);
 		conn->sock = NULL;
 	}
+	trace_kweb_handoff(conn->srv, conn->sk, conn->handoff,
+			   queued ? KWEB_HANDOFF_MOVED : KWEB_HANDOFF_FAILED, 0);
 	if (queued) {
 		kweb_stat_add(conn->srv->stats, KWEB_STAT_HANDOFF_METHOD +
 			      conn->handoff - KWEB_ROUTE_METHOD, 1);
@@ -236,10 +245,18 @@ void kweb_handoff(struct kweb_conn *conn, bool atomic)
 bool kweb_handoff_child(struct kweb_listener *l, struct request_sock *req,
 			struct sock *child)
 {
+	enum kweb_handoff_result res = KWEB_HANDOFF_FAILED;
 	struct sock *lsk;
+	bool moved, traced;
 
-	if (!req || kweb_backend_get(l->srv, child, &lsk))
+	if (req)
+		res = kweb_backend_get(l->srv, child, &lsk);
+	if (res != KWEB_HANDOFF_MOVED) {
+		/* The caller resets it. */
+		trace_kweb_handoff(l->srv, child, KWEB_HANDOFF_CONN_LIMIT, res,
+				   0);
 		return false;
+	}
 	/* It inherited kweb's listener callbacks: give back the socket's. */
 	write_lock_bh(&child->sk_callback_lock);
 	child->sk_data_ready = l->orig_data_ready;
@@ -249,7 +266,18 @@ bool kweb_handoff_child(struct kweb_listener *l, struct request_sock *req,
 	lock_sock(child);
 	kweb_handoff_reset(child);
 	release_sock(child);
-	if (kweb_handoff_move(l->srv, child, req, lsk))
+	/* Queued or reset, child is no longer ours: the event holds it. */
+	traced = trace_kweb_handoff_enabled();
+	if (traced)
+		sock_hold(child);
+	moved = kweb_handoff_move(l->srv, child, req, lsk);
+	if (traced) {
+		trace_kweb_handoff(l->srv, child, KWEB_HANDOFF_CONN_LIMIT,
+				   moved ? KWEB_HANDOFF_MOVED :
+				   KWEB_HANDOFF_FAILED, 0);
+		sock_put(child);
+	}
+	if (moved)
 		kweb_stat_add(l->srv->stats, KWEB_STAT_HANDOFF_CONN_LIMIT, 1);
 	return true;
 }

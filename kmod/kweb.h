@@ -187,6 +187,33 @@ enum kweb_conn_state {
 	KWEB_CONN_DONE,		/* to be released */
 };
 
+/*
+ * Why a connection was closed (the kweb_conn_close tracepoint): set with
+ * the state KWEB_CONN_DONE, the first reason found kept.
+ */
+enum kweb_close_reason {
+	KWEB_CLOSE_EOF,		/* the client's FIN, with no response due */
+	KWEB_CLOSE_LINGER,	/* the client's FIN after ours: a last response */
+	KWEB_CLOSE_TIMEOUT,	/* header, keep-alive, send or linger timeout */
+	KWEB_CLOSE_RESET,	/* the client reset the connection */
+	KWEB_CLOSE_ERROR,	/* another socket error, or out of memory */
+	KWEB_CLOSE_ABORT,	/* the listener is stopping */
+};
+
+/*
+ * What became of a handoff (the kweb_handoff tracepoint). Its reason is
+ * an enum kweb_route, or KWEB_HANDOFF_CONN_LIMIT: a new connection that
+ * kweb, at max_connections, has no room for.
+ */
+enum kweb_handoff_result {
+	KWEB_HANDOFF_MOVED,		/* into the backend's accept queue */
+	KWEB_HANDOFF_NO_BACKEND,	/* nothing listening: 502 */
+	KWEB_HANDOFF_QUEUE_FULL,	/* the backend's backlog is full: 503 */
+	KWEB_HANDOFF_FAILED,		/* anything else: 503, or a reset */
+};
+
+enum { KWEB_HANDOFF_CONN_LIMIT = KWEB_ROUTE_NR };
+
 /* A file being sent, and what the cache needs to know of it. */
 struct kweb_file {
 	struct file *filp;
@@ -254,6 +281,7 @@ struct kweb_conn {
 	bool expired;			/* timer ran out: last read, then close */
 
 	enum kweb_conn_state state;
+	u8 close_reason;		/* enum kweb_close_reason, once DONE */
 	char *buf;			/* peeked request head, buf_size */
 	unsigned int buf_size;
 	unsigned int peeked;		/* bytes of it in buf */
@@ -266,6 +294,15 @@ struct kweb_conn {
 	bool handoff_head;		/* HANDOFF_WAIT: 502/503 without a body */
 	struct kweb_log_req log;	/* the current request, for its record */
 };
+
+/* conn is to be closed, for why unless it already was. */
+static inline void kweb_conn_done(struct kweb_conn *conn,
+				  enum kweb_close_reason why)
+{
+	if (conn->state != KWEB_CONN_DONE)
+		conn->close_reason = why;
+	conn->state = KWEB_CONN_DONE;
+}
 
 /* proc.c: /proc/net/kweb, in every network namespace. */
 int kweb_proc_init(struct net *net);

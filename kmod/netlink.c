@@ -810,7 +810,8 @@ int kweb_nl_cache_flush_doit(struct sk_buff *skb, struct genl_info *info)
 	list_for_each_entry(srv, &kweb_servers, node) {
 		if (!net_eq(srv->net, net))
 			continue;
-		n += key ? kweb_cache_flush_key(&srv->cache, key, t.path_len) :
+		n += key ? kweb_cache_flush_key(&srv->cache, key, t.path_len,
+						KWEB_CACHE_FLUSH) :
 			   kweb_cache_flush(&srv->cache);
 	}
 	mutex_unlock(&kweb_ctl_mutex);

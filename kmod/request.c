@@ -129,7 +129,7 @@ static void kweb_reply_send(struct kweb_conn *conn, struct kweb_reply *rp,
 	if (kweb_response_hdr(r)) {
 		/* Nothing can be said: close. */
 		kweb_response_release(r);
-		conn->state = KWEB_CONN_DONE;
+		kweb_conn_done(conn, KWEB_CLOSE_ERROR);
 		return;
 	}
 	body = r->hdr + KWEB_HDR_MAX / 2;
@@ -806,7 +806,7 @@ static enum kweb_route kweb_request_serve(struct kweb_conn *conn,
 				return KWEB_ROUTE_SERVE;
 			}
 			/* Not servable now (chmod): look again next time. */
-			kweb_cache_flush_key(c, key, klen);
+			kweb_cache_flush_key(c, key, klen, KWEB_CACHE_STALE);
 		}
 		kweb_reply_entry(conn, &rp, req, e, variants);
 		return KWEB_ROUTE_SERVE;

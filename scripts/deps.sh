@@ -21,6 +21,7 @@ set -euo pipefail
 #                      (scripts/ynl-regen.sh, tests/ctl_test.py)
 #  libmnl-dev pkg-config  userctl/kwebctl
 #  mandoc             make lint's man page check (scripts/man-check.py)
+#  linux-perf         tests/trace_test.py's perf record -e 'kweb:*'
 #  xfsprogs btrfs-progs squashfs-tools nfs-kernel-server  the filesystem
 #                      matrix (tests/guest/fsmatrix.sh; e2fsprogs for ext4)
 #  prometheus         promtool, which checks kwebctl stats --format
@@ -37,6 +38,7 @@ readonly APT_PACKAGES=(
   python3-matplotlib
   python3-yaml python3-jsonschema
   libmnl-dev pkg-config mandoc
+  linux-perf
   xfsprogs btrfs-progs squashfs-tools nfs-kernel-server
   prometheus
 )

@@ -10,12 +10,13 @@
 # as the backend on port 8080; runs tests/http_test.py over IPv4 and IPv6,
 # the fast-path tests, tests/handoff_test.py over both families (with a
 # mixed wrk load), then unloads kweb while handed-off connections are open,
-# then the limits, hardening and control-plane suites, hostile TCP clients
-# (tests/tcp_hostile_test.py; zero-window clients across a namespace's
-# exit, a listener's deletion and rmmod), and the HTTP and handoff suites
-# again with every connection made by a SYN cookie and under a SYN flood
-# (tests/synflood.py); checks that bad parameters make insmod fail, then
-# (debug kernel) looks for leaks and finally for kernel splats in dmesg.
+# then the limits, hardening, control-plane and tracepoint suites, hostile
+# TCP clients (tests/tcp_hostile_test.py; zero-window clients across a
+# namespace's exit, a listener's deletion and rmmod), and the HTTP and
+# handoff suites again with every connection made by a SYN cookie and
+# under a SYN flood (tests/synflood.py); checks that bad parameters make
+# insmod fail, then (debug kernel) looks for leaks and finally for kernel
+# splats in dmesg.
 # Exit status 0 iff every test line is "ok".
 set -uo pipefail # no -e: a failing check is a test line, not the end
 
@@ -47,6 +48,8 @@ HOSTILE_TEST=${KWEB_HOSTILE_TEST:-$REPO/tests/tcp_hostile_test.py}
 SYNFLOOD=${KWEB_SYNFLOOD:-$REPO/tests/synflood.py}
 # The control plane: run only where tests/ctl_test.py exists.
 CTL_TEST=${KWEB_CTL_TEST:-$REPO/tests/ctl_test.py}
+# The tracepoints (kweb:*): run only where tests/trace_test.py exists.
+TRACE_TEST=${KWEB_TRACE_TEST:-$REPO/tests/trace_test.py}
 KWEBCTL=${KWEB_KWEBCTL:-$REPO/userctl/kwebctl}
 NGINX_BASE=$BASE/nginx
 # What the handoff tests expect kweb to send to the backend by path.
@@ -700,6 +703,19 @@ ctl() {
   unload
 }
 
+# The tracepoints through tracefs (and perf, if one works) on a load of
+# their own, whose keep-alive timeout is short enough to wait for and
+# whose cache (1 MiB) two files can fill.
+TRACE_KEEPALIVE=2
+tracepoints() {
+  [[ -r $TRACE_TEST ]] || return 0
+  load_with "${ROUTES[@]}" keepalive_timeout=$TRACE_KEEPALIVE cache_size=1 ||
+    return
+  client_tests "$TRACE_TEST" trace 127.0.0.1 --kwebctl "$KWEBCTL" \
+    --keepalive-timeout "$TRACE_KEEPALIVE" --timeout "$CLIENT_TIMEOUT"
+  unload
+}
+
 nginx_up() {
   local err=$RUN_DIR/nginx-start.err rc=0
   "$REPO/tests/guest/nginx.sh" start "$DOCROOT" "$NGINX_BASE" >"$err" 2>&1 ||
@@ -779,7 +795,7 @@ load_errors() {
 
 # KWEB_ONLY="netfuzz ctl" (a developer's loop): only the suites named,
 # from http diff fastpath handoff netfuzz unload identity limits hardening ctl
-# hostile syncookies synflood.
+# trace hostile syncookies synflood.
 # KWEB_SKIP="synflood" (make check, per kernel): all but the suites named.
 ONLY=${KWEB_ONLY:-}
 SKIP=${KWEB_SKIP:-}
@@ -822,6 +838,7 @@ main() {
     want limits && limits
     want hardening && hardening
     want ctl && ctl
+    want trace && tracepoints
     want hostile && hostile
     # Last: before the fix of a SYN cookie's handoff, these oops.
     want syncookies && syncookies
