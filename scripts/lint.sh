@@ -11,6 +11,8 @@
 #   - the man pages (man/) are clean under mandoc -T lint -W warning and
 #     in step with kwebctl's --help, its key tables and the module
 #     parameters (scripts/man-check.py)
+#   - systemd-analyze verify on the unit files of systemd/ (if
+#     systemd-analyze is installed)
 # Logs go to $KWEB_RESULTS/lint/ (default under $KWEB_CACHE/results).
 # Exit status 0 iff all passed.
 set -euo pipefail
@@ -172,6 +174,26 @@ lint_man() {
   fi
 }
 
+# The units name /usr/sbin/kwebctl, which verify wants to find: checked
+# here with the kwebctl just built in its place (lint_userctl).
+lint_systemd() {
+  command -v systemd-analyze >/dev/null || return 0
+  local out=$LOGDIR/systemd-verify.txt dir=$LOGDIR/systemd f
+  rm -rf "$dir"
+  mkdir -p "$dir"
+  for f in "$REPO"/systemd/*.service; do
+    sed "s#/usr/sbin/kwebctl#$REPO/userctl/kwebctl#g" "$f" \
+      >"$dir/$(basename "$f")"
+  done
+  if (cd "$dir" && systemd-analyze verify --man=no ./*.service) >"$out" 2>&1 &&
+      [[ ! -s $out ]]; then
+    ok "systemd-analyze verify systemd/*.service"
+  else
+    not_ok "systemd-analyze verify systemd/*.service"
+    diag 30 <"$out"
+  fi
+}
+
 main() {
   mkdir -p "$LOGDIR"
   local kernels
@@ -185,6 +207,7 @@ main() {
   lint_ynl
   lint_userctl
   lint_man
+  lint_systemd
   if [[ -n ${K61_KDIR:-} ]]; then lint_build stock61 "$K61_KDIR"; fi
   if [[ -n ${K612_KDIR:-} ]]; then lint_build stock612 "$K612_KDIR"; fi
   lint_shell

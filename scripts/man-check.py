@@ -296,7 +296,7 @@ def parse_synopsis(s):
 
 
 def c_function(src, name):
-    m = re.search(r"^static \w+ " + re.escape(name) + r"\(.*?^}", src,
+    m = re.search(r"^(?:static )?\w+ " + re.escape(name) + r"\(.*?^}", src,
                   re.S | re.M)
     return m.group(0) if m else ""
 
@@ -329,8 +329,9 @@ def kwebctl_facts(kwebctl):
         for w in re.findall(r'strcmp\(argv\[\w+\], "([^"]+)"\)', body):
             (o["opts"] if w.startswith("-") else o["words"]).add(w)
 
-    # listener add's own keys, besides the table's.
-    body = c_function(src, "kc_listener_add")
+    # listener add's own keys, besides the table's (its builder, which
+    # kwebctl -b and apply share).
+    body = c_function(src, "kc_listener_add_build")
     f["add_keys"] = re.findall(r'strcmp\(key, "([\w-]+)"\)', body)
 
     # Global options: getopt's table and short options.

@@ -12,17 +12,22 @@ kernel's extack text shown, an unprivileged user refused with exit 4,
 access log lines matching the requests made (count and fields), two
 listeners with two docroots, a listener in another network namespace,
 the Prometheus format (equal to -j stats; promtool check metrics, which
-must be on PATH), and one family call through the kernel's generic ynl
-CLI. Everything changed is put back. TAP output, "# N passed, N failed",
+must be on PATH), batch files (kwebctl -b and apply: all or nothing, the
+state they describe, apply again changing nothing), the access log
+written to a file and rotated under load with no record lost, and one
+family call through the kernel's generic ynl CLI. Everything changed is put back. TAP output, "# N passed, N failed",
 exit status 0 iff none failed.
 """
 
 import argparse
 import email.utils
+import http.client
 import json
 import os
 import re
+import shlex
 import shutil
+import signal
 import socket
 import struct
 import subprocess
@@ -261,14 +266,17 @@ def t_status():
 def t_help():
     for args in (["--help"], ["status", "--help"], ["stats", "--help"],
                  ["listener", "--help"], ["config", "--help"],
-                 ["cache", "--help"], ["log", "--help"]):
+                 ["cache", "--help"], ["log", "--help"],
+                 ["apply", "--help"]):
         rc, out, _ = kwebctl(*args)
         check(rc == 0 and out.startswith("Usage: kwebctl"),
               "kwebctl %s: exit %d, %r" % (" ".join(args), rc, out[:60]))
     for args in ([], ["frobnicate"], ["st"], ["config", "set", "nope", "1"],
                  ["config", "set", "header-timeout", "x"],
                  ["listener", "add", "port", "8081"],
-                 ["log", "--format", "xml"]):
+                 ["log", "--format", "xml"], ["apply"],
+                 ["apply", "--frob", "x"], ["-b"], ["-b", "x", "status"],
+                 ["-b", "/nonexistent/kweb.conf"]):
         rc, _, err = kwebctl(*args)
         check(rc == EXIT_USAGE, "kwebctl %s: exit %d, want %d (%s)" %
               (" ".join(args), rc, EXIT_USAGE, err.strip()))
@@ -1436,6 +1444,410 @@ def t_listener_creds():
         kwebctl_ok("listener", "del", str(added))
 
 
+# ---- batch files: kwebctl -b FILE, kwebctl apply FILE ----
+
+def batch_ports():
+    """Two free ports of --port2's range for the batch tests' listeners."""
+    return CFG.port2 + 5, CFG.port2 + 9
+
+
+def batch_docroot():
+    docroot2 = os.path.join(CFG.base, "www2")
+    os.makedirs(docroot2, exist_ok=True)
+    os.chmod(docroot2, 0o755)
+    return docroot2
+
+
+def batch_file(name, text):
+    path = os.path.join(CFG.base, name)
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+def ctl_state():
+    """config, and every listener's settings by id, as kwebctl -j shows
+    them (connection counts left out: they come and go)."""
+    cfg = json.loads(kwebctl_ok("-j", "config", "get"))
+    ls = {}
+    for lst in listeners_json():
+        sh = json.loads(kwebctl_ok("-j", "listener", "show", str(lst["id"])))
+        sh.pop("connections_open", None)
+        ls[sh["id"]] = sh
+    return cfg, ls
+
+
+def state_diff(a, b):
+    """What differs between two ctl_state()s, for a failure's message."""
+    out = ["config %s: %r -> %r" % (k, a[0].get(k), b[0].get(k))
+           for k in sorted(set(a[0]) | set(b[0])) if a[0].get(k) != b[0].get(k)]
+    for i in sorted(set(a[1]) | set(b[1])):
+        if a[1].get(i) != b[1].get(i):
+            out.append("listener %s: %r -> %r" % (i, a[1].get(i), b[1].get(i)))
+    return "; ".join(out) or "nothing"
+
+
+def listener_on(port):
+    """The id of this namespace's listener on port, or None."""
+    ids = [x["id"] for x in listeners_json() if x["port"] == port]
+    return ids[0] if ids else None
+
+
+def del_on(*ports):
+    for port in ports:
+        lid = listener_on(port)
+        if lid:
+            kwebctl("listener", "del", str(lid))
+
+
+def apply_line(sh):
+    """A listener add line describing the listener kwebctl -j listener show
+    printed as sh: apply must find nothing to change in it."""
+    words = ["listener", "add", "port", str(sh["port"]), "docroot",
+             sh["docroot"]]
+    for a in sh["addresses"]:
+        if a != "*":
+            words += ["address", a]
+    for key in ("backend-port", "precompressed", "dynamic-prefixes",
+                "dynamic-extensions", "mime-types", "cache-control",
+                "expires", "error-pages", "vhosts", "vhost-default"):
+        v = sh[key.replace("-", "_")]
+        if key in sh["inherit"]:
+            v = "default"
+        elif v is True or v is False:
+            v = "yes" if v else "no"
+        words += [key, str(v)]
+    return " ".join(shlex.quote(w) for w in words)
+
+
+@TESTS.test("kwebctl -b: all lines checked before any is sent; a line the kernel refuses undoes those before it (FILE:LINE)")
+def t_batch_all_or_nothing():
+    pa, pb = batch_ports()
+    docroot2 = batch_docroot()
+    del_on(pa, pb)
+    lst = json.loads(kwebctl_ok("-j", "listener", "add", "port", str(pb),
+                                "docroot", CFG.docroot, "expires", "yes"))
+    x = lst[0]["id"]
+    try:
+        before = ctl_state()
+        # Mistakes kwebctl sees itself: each bad line told, nothing sent.
+        f = batch_file("bad.conf",
+                       "config set keepalive-timeout 31\n"
+                       "# a comment, then a line in two\n"
+                       "listener add port %d docroot %s \\\n"
+                       "    expires maybe\n"
+                       "config set colour blue\n"
+                       "listener set 999999 expires yes\n"
+                       "cache flush\n" % (pa, docroot2))
+        rc, out, err = kwebctl("-b", f)
+        check(rc == EXIT_USAGE and not out, "bad.conf: exit %d, stdout %r"
+              % (rc, out))
+        for want in (r"bad\.conf:3: expires: yes or no",
+                     r'bad\.conf:5: config set: unknown key "colour"',
+                     r"bad\.conf:6: listener set: no listener 999999",
+                     r'bad\.conf:7: "cache flush": not a command -b runs'):
+            check(re.search(want, err), "no %r in %r" % (want, err))
+        note("bad.conf -> %s" % err.strip().splitlines()[0])
+        after = ctl_state()
+        check(after == before, "bad.conf changed %s" % state_diff(before,
+                                                                  after))
+        # Valid lines, then one the kernel refuses: all undone, last first,
+        # the deletion (run last) never made.
+        for failing, want in (
+                ("listener add port %d docroot %s" % (CFG.port, CFG.docroot),
+                 r"refused\.conf:8: listener add: the port is in use "
+                 r"\(port\)"),
+                ("listener set 1 cache-control '.css=max-age=\"60\"'",
+                 r"refused\.conf:8: listener set: each rule must be")):
+            f = batch_file("refused.conf",
+                           "# all of it, or none\n"
+                           "config set keepalive-timeout 31 max-requests 501\n"
+                           "listener add port %d docroot %s \\\n"
+                           "    cache-control \"/a/=max-age=60, immutable\"\n"
+                           "listener set 1 expires yes precompressed no\n"
+                           "listener del %d\n"
+                           "config set dynamic-prefixes /api/,/dyn/,/batch/\n"
+                           "%s\n" % (pa, docroot2, x, failing))
+            rc, out, err = kwebctl("-b", f)
+            check(rc == EXIT_ERROR, "refused.conf: exit %d, want %d; %s" %
+                  (rc, EXIT_ERROR, err.strip()))
+            check(re.search(want, err), "no %r in %r" % (want, err))
+            check(re.search(r"refused\.conf:3: listener add port %d .*: "
+                            r"listener \d+$" % pa, out, re.M),
+                  "the add not printed: %r" % out)
+            check("undoing the 4 changes made" in err and "all undone" in err,
+                  "undo: %r" % err)
+            note("refused.conf -> %s" % err.strip().splitlines()[0])
+            after = ctl_state()
+            check(after == before, "refused.conf left %s" %
+                  state_diff(before, after))
+            check(listener_on(pa) is None and listener_on(pb) == x,
+                  "listeners: %r" % listeners_json())
+    finally:
+        del_on(pa, pb)
+
+
+@TESTS.test("kwebctl -b and apply: the state the file says; apply again changes nothing; --dry-run, in-place sets, remakes and --prune")
+def t_batch_ok():
+    pa, pb = batch_ports()
+    docroot2 = batch_docroot()
+    del_on(pa, pb)
+    before = ctl_state()
+    old = before[0]
+    lst = json.loads(kwebctl_ok("-j", "listener", "add", "port", str(pb),
+                                "docroot", CFG.docroot))
+    x = lst[0]["id"]
+    try:
+        # -b: the commands as written, deletions last.
+        f = batch_file("ok.conf",
+                       "listener del %d\n"
+                       "config set keepalive-timeout 32\n"
+                       "listener add port %d docroot %s cache-control \\\n"
+                       "    '/a/=max-age=60' expires yes\n"
+                       "listener set 1 error-pages \"404=/errors/404.html\"\n"
+                       % (x, pa, docroot2))
+        out = kwebctl_ok("-b", f)
+        m = re.search(r"^%s:3: listener add port %d .*: listener (\d+)$"
+                      % (re.escape(f), pa), out, re.M)
+        check(m and out.splitlines()[-2] == "%s:1: listener del %d" % (f, x)
+              and out.splitlines()[-1] == "%s: 4 changes made" % f,
+              "ok.conf: %r" % out)
+        cfg, ls = ctl_state()
+        a = ls.get(int(m.group(1)), {})
+        check(cfg["keepalive_timeout"] == 32 and x not in ls and
+              a.get("cache_control") == "/a/=max-age=60" and
+              a.get("expires") is True and a.get("docroot") == docroot2 and
+              ls[1]["error_pages"] == "404=/errors/404.html",
+              "after ok.conf: %s" % state_diff(before, (cfg, ls)))
+        # Put back by a batch on standard input.
+        p = subprocess.run([CFG.kwebctl, "-b", "-"], capture_output=True,
+                           text=True, timeout=30,
+                           input="config set keepalive-timeout %d\n"
+                                 "listener del %s\n"
+                                 "listener set 1 error-pages ''\n"
+                           % (old["keepalive_timeout"], m.group(1)))
+        check(p.returncode == 0 and "stdin:2: listener del" in p.stdout,
+              "-b -: exit %d %r %r" % (p.returncode, p.stdout, p.stderr))
+        after = ctl_state()
+        check(after == before, "not put back: %s" % state_diff(before,
+                                                                after))
+
+        # apply: the file is the state wanted.
+        one = apply_line(before[1][1])
+        conf = ("config set keepalive-timeout 33 max-requests %d\n"
+                "listener add port %d docroot %s \\\n"
+                "    cache-control '/a/=max-age=60' expires yes\n"
+                "listener add port %d docroot %s address 127.0.0.1 "
+                "precompressed no\n"
+                % (old["max_requests"], pa, docroot2, pb, CFG.docroot))
+        f = batch_file("kweb.conf", conf)
+        out = kwebctl_ok("apply", f)
+        check("kweb.conf: listener 1 on port %d is not in the file: kept "
+              "(--prune deletes it)" % CFG.port in out and
+              "kweb.conf:1: config set keepalive-timeout 33\n" in out and
+              "kweb.conf: 3 changes made" in out, "apply: %r" % out)
+        ida, idb = listener_on(pa), listener_on(pb)
+        cfg, ls = ctl_state()
+        check(cfg["keepalive_timeout"] == 33 and ida and idb and
+              ls[idb]["addresses"] == ["127.0.0.1"] and
+              ls[idb]["precompressed"] is False and
+              ls[ida]["expires"] is True and ls[1] == before[1][1],
+              "after apply: %s" % state_diff(before, (cfg, ls)))
+        out = kwebctl_ok("apply", f)
+        check(out.endswith("kweb.conf: nothing to change\n"),
+              "apply again: %r" % out)
+        # A listener line made from listener show: nothing to change.
+        f1 = batch_file("one.conf", one + "\n")
+        out = kwebctl_ok("apply", f1)
+        check("one.conf: nothing to change" in out, "%s: %r" % (one, out))
+
+        # Keys left out go back to their defaults, in place (same id);
+        # --dry-run says so and changes nothing.
+        conf = conf.replace("    cache-control '/a/=max-age=60' expires yes",
+                            "    cache-control '.css=no-cache'")
+        f = batch_file("kweb.conf", conf)
+        state = ctl_state()
+        out = kwebctl_ok("apply", "--dry-run", f)
+        want = ("kweb.conf:2: listener set %d cache-control .css=no-cache "
+                "expires no\n" % ida)
+        check(want in out and "1 change to make (--dry-run: none made)" in out
+              and ctl_state() == state, "--dry-run: %r" % out)
+        out = kwebctl_ok("apply", f)
+        cfg, ls = ctl_state()
+        check(want in out and listener_on(pa) == ida and
+              ls[ida]["cache_control"] == ".css=no-cache" and
+              ls[ida]["expires"] is False, "in place: %r" % out)
+        # A docroot cannot change in place: made anew, and said why.
+        conf = conf.replace("docroot %s address" % CFG.docroot,
+                            "docroot %s address" % docroot2)
+        f = batch_file("kweb.conf", conf)
+        out = kwebctl_ok("apply", f)
+        idb2 = listener_on(pb)
+        check("cannot change in place" in out and idb2 and idb2 != idb and
+              ctl_state()[1][idb2]["docroot"] == docroot2,
+              "remake: %r" % out)
+        check(kwebctl_ok("apply", f).endswith("nothing to change\n"),
+              "apply after the remake")
+        # --prune: listeners the file does not name are deleted.
+        f = batch_file("kweb.conf", "config set keepalive-timeout %d\n%s\n"
+                       % (old["keepalive_timeout"], one))
+        out = kwebctl_ok("apply", "--prune", f)
+        check(out.count("deleted (--prune)") == 2 and
+              listener_on(pa) is None and listener_on(pb) is None,
+              "--prune: %r" % out)
+        after = ctl_state()
+        check(after == before, "left: %s" % state_diff(before, after))
+    finally:
+        del_on(pa, pb)
+        kwebctl("config", "set", "keepalive-timeout",
+                str(old["keepalive_timeout"]), "max-requests",
+                str(old["max_requests"]))
+
+
+def log_tags(paths, prefix):
+    """The User-Agents beginning with prefix in the combined lines of the
+    files, and the lines that are not whole combined lines."""
+    line_re = re.compile(r'^\S+ - - \[[^\]]+\] "[^"]*" (?:\d{3}|-) (?:\d+|-) '
+                         r'"[^"]*" "([^"]*)"$')
+    tags, bad = [], []
+    for path in paths:
+        with open(path, "rb") as f:
+            data = f.read().decode("latin-1")
+        if data and not data.endswith("\n"):
+            bad.append("%s ends in a partial line" % path)
+        for line in data.splitlines():
+            m = line_re.match(line)
+            if not m:
+                bad.append(line)
+            elif m.group(1).startswith(prefix):
+                tags.append(m.group(1))
+    return tags, bad
+
+
+@TESTS.test("kwebctl log --output: renamed and signalled every 100 ms under load, a line per request served, none lost, split or doubled")
+def t_log_rotation_under_load():
+    d = os.path.join(CFG.base, "logrot")
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    path = os.path.join(d, "access.log")
+    rc, _, err = kwebctl("log", "--output", os.path.join(d, "no", "a.log"))
+    check(rc == EXIT_ERROR and "No such file or directory" in err,
+          "a missing directory: exit %d %r" % (rc, err))
+    n, nthreads, prefix = CFG.log_requests, 4, "ctl-rot-"
+    p = subprocess.Popen([CFG.kwebctl, "log", "--output", path],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True)
+    try:
+        # It has joined once a probe's line is in the file.
+        for i in range(50):
+            fetch(CFG.host, CFG.port, "/ctl-rot-probe-%d" % i)
+            end = time.monotonic() + 0.3
+            while time.monotonic() < end:
+                # Not there until kwebctl has started and opened it.
+                try:
+                    with open(path) as f:
+                        if "/ctl-rot-probe-%d " % i in f.read():
+                            break
+                except FileNotFoundError:
+                    pass
+                time.sleep(0.05)
+            else:
+                continue
+            break
+        else:
+            raise Fail("no probe line in %s" % path)
+        check(os.stat(path).st_mode & 0o777 == 0o640, "mode %o" %
+              os.stat(path).st_mode)
+        time.sleep(0.3)     # the probes' records: batches within 100 ms
+        st0 = json.loads(kwebctl_ok("-j", "stats"))
+        errors = []
+        want = small()
+
+        def client(t):
+            c = http.client.HTTPConnection(CFG.host, CFG.port, timeout=30)
+            try:
+                for i in range(t, n, nthreads):
+                    c.request("GET", "/small.txt",
+                              headers={"User-Agent": "%s%d" % (prefix, i)})
+                    r = c.getresponse()
+                    body = r.read()
+                    if r.status != 200 or body != want:
+                        errors.append("request %d: %d" % (i, r.status))
+            except (OSError, http.client.HTTPException) as e:
+                errors.append("client %d: %r" % (t, e))
+            finally:
+                c.close()
+
+        threads = [threading.Thread(target=client, args=(t,))
+                   for t in range(nthreads)]
+        for t in threads:
+            t.start()
+        rotations = 0
+        while any(t.is_alive() for t in threads) or rotations < 5:
+            time.sleep(0.1)
+            # Opened again after the last signal (at once, but a slow guest).
+            end = time.monotonic() + 10
+            while not os.path.exists(path) and time.monotonic() < end:
+                time.sleep(0.01)
+            rotations += 1
+            os.rename(path, "%s.%d" % (path, rotations))
+            p.send_signal(signal.SIGHUP if rotations % 2 else signal.SIGUSR1)
+        for t in threads:
+            t.join()
+        check(not errors, "client errors: %s" % errors[:5])
+
+        def files():
+            return [path] + ["%s.%d" % (path, k)
+                             for k in range(1, rotations + 1)]
+
+        # Let the last batches reach the files.
+        end = time.monotonic() + 20
+        while time.monotonic() < end:
+            if os.path.exists(path) and len(log_tags(files(), prefix)[0]) >= n:
+                break
+            time.sleep(0.2)
+        time.sleep(0.5)
+        st1 = json.loads(kwebctl_ok("-j", "stats"))
+        p.send_signal(signal.SIGTERM)
+        rc = p.wait(10)
+        err = p.stderr.read()
+        check(rc == 0, "kwebctl log exit %d after SIGTERM: %s" % (rc, err))
+        served = (st1["requests_softirq"] + st1["requests_worker"] -
+                  st0["requests_softirq"] - st0["requests_worker"])
+        dropped = st1["log_dropped"] - st0["log_dropped"]
+        published = st1["log_records"] - st0["log_records"]
+        present = [f for f in files() if os.path.exists(f)]
+        tags, bad = log_tags(present, prefix)
+        check(not bad, "lines not whole: %r" % bad[:5])
+        check(len(tags) == len(set(tags)), "%d lines for %d requests: "
+              "doubled" % (len(tags), len(set(tags))))
+        check(served == n, "served %d, made %d" % (served, n))
+        note("%d rotations; %d requests served, %d lines, %d records "
+             "published, %d dropped" % (rotations, served, len(tags),
+                                        published, dropped))
+        if dropped:
+            check("the kernel dropped" in err and
+                  len(tags) + dropped == served,
+                  "%d lines + %d dropped != %d served; stderr %r" %
+                  (len(tags), dropped, served, err))
+        else:
+            check(len(tags) == served and published == served and
+                  set(tags) == {"%s%d" % (prefix, i) for i in range(n)},
+                  "%d lines, %d published for %d served" %
+                  (len(tags), published, served))
+            check(not err.strip(), "kwebctl log stderr: %s" % err.strip())
+        with_lines = [f for f in present if log_tags([f], prefix)[0]]
+        check(len(with_lines) >= 2, "the load's lines all in %s: no "
+              "rotation took" % with_lines)
+        for f in present:
+            check(os.stat(f).st_mode & 0o777 == 0o640, "%s: mode %o" %
+                  (f, os.stat(f).st_mode))
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+
+
 @TESTS.test("the kernel's ynl CLI drives the family from uapi/kweb.yaml")
 def t_ynl_cli():
     if not CFG.ynl_cli:
@@ -1474,7 +1886,8 @@ def main():
     ap.add_argument("--host", default="127.0.0.1")
     ap.add_argument("--port", type=int, default=80)
     ap.add_argument("--port2", type=int, default=8091,
-                    help="free ports for more listeners (this and the next)")
+                    help="free ports for more listeners: this, the next "
+                         "four, the fifth and the ninth after it")
     ap.add_argument("--docroot", required=True)
     ap.add_argument("--cli-timeout", type=float, default=60,
                     help="seconds for each run of the kernel's ynl CLI and "
@@ -1488,6 +1901,8 @@ def main():
     ap.add_argument("--uapi", default=os.path.join(REPO, "uapi", "linux",
                                                    "kweb.h"))
     ap.add_argument("--timeout", type=float, default=30.0)
+    ap.add_argument("--log-requests", type=int, default=2000,
+                    help="requests of the log rotation test")
     CFG = ap.parse_args()
     CFG.docroot = os.path.realpath(CFG.docroot)
     # A copy nobody may run: the repository can be in root's home.

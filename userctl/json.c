@@ -10,18 +10,23 @@
  * JSON whatever the kernel holds, and a reader gets every byte back as the
  * code point of the same value.
  */
-void kc_json_str(const char *s)
+void kc_json_fstr(FILE *f, const char *s)
 {
-	putchar('"');
+	putc('"', f);
 	for (; *s; s++) {
 		unsigned char c = *s;
 
 		if (c == '"' || c == '\\')
-			printf("\\%c", c);
+			fprintf(f, "\\%c", c);
 		else if (c < 0x20 || c >= 0x7f)
-			printf("\\u%04x", c);
+			fprintf(f, "\\u%04x", c);
 		else
-			putchar(c);
+			putc(c, f);
 	}
-	putchar('"');
+	putc('"', f);
+}
+
+void kc_json_str(const char *s)
+{
+	kc_json_fstr(stdout, s);
 }

@@ -3,6 +3,9 @@
 #ifndef KWEBCTL_JSON_H
 #define KWEBCTL_JSON_H
 
-void kc_json_str(const char *s);
+#include <stdio.h>
+
+void kc_json_fstr(FILE *f, const char *s);
+void kc_json_str(const char *s);	/* to stdout */
 
 #endif /* KWEBCTL_JSON_H */

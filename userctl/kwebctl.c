@@ -15,26 +15,17 @@
 #include <string.h>
 #include <linux/kweb.h>
 
+#include "ctl.h"
 #include "json.h"
 #include "log.h"
 #include "nl.h"
 #include "prom.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-
 static bool json;
 
-/* What "config get" shows and "config set" takes, in uAPI order. */
-enum kc_kind { KC_U8, KC_U16, KC_U32, KC_STR, KC_UID, KC_GID };
+const char *kc_where = "";
 
-struct kc_key {
-	const char *name;	/* the spec's name */
-	uint16_t type;
-	enum kc_kind kind;
-	bool settable;
-};
-
-static const struct kc_key kc_config[] = {
+const struct kc_key kc_config[] = {
 	{ "header-timeout", KWEB_A_CONFIG_HEADER_TIMEOUT, KC_U32, true },
 	{ "keepalive-timeout", KWEB_A_CONFIG_KEEPALIVE_TIMEOUT, KC_U32, true },
 	{ "send-timeout", KWEB_A_CONFIG_SEND_TIMEOUT, KC_U32, true },
@@ -52,6 +43,8 @@ static const struct kc_key kc_config[] = {
 	{ "group", KWEB_A_CONFIG_GROUP, KC_GID, true },
 	{ "precompressed", KWEB_A_CONFIG_PRECOMPRESSED, KC_U8, true },
 };
+
+const size_t kc_nr_config = ARRAY_SIZE(kc_config);
 
 /* Counters, in the uAPI's order (also /proc/net/kweb's names, with '_'). */
 static const char *const kc_stats[] = {
@@ -99,35 +92,45 @@ static const char *const kc_listener_attrs[] = {
 	[KWEB_A_LISTENER_ADDR6] = "address (IPv6)",
 };
 
-/*
- * A listener's own settings: what "listener set" takes and "listener show"
- * prints after its addresses. Those with an inherit flag take "default",
- * to follow config's value of the same name again.
- */
-struct kc_lkey {
-	const char *name;
-	uint16_t type;
-	enum kc_kind kind;
-	uint32_t inherit;
+const struct kc_lkey kc_listener_keys[] = {
+	{ "backend-port", KWEB_A_LISTENER_BACKEND_PORT, KC_U16,
+	  KWEB_SETTING_BACKEND_PORT, "default" },
+	{ "precompressed", KWEB_A_LISTENER_PRECOMPRESSED, KC_U8,
+	  KWEB_SETTING_PRECOMPRESSED, "default" },
+	{ "dynamic-prefixes", KWEB_A_LISTENER_DYNAMIC_PREFIXES, KC_STR,
+	  KWEB_SETTING_DYNAMIC_PREFIXES, "default" },
+	{ "dynamic-extensions", KWEB_A_LISTENER_DYNAMIC_EXTENSIONS, KC_STR,
+	  KWEB_SETTING_DYNAMIC_EXTENSIONS, "default" },
+	{ "mime-types", KWEB_A_LISTENER_MIME_TYPES, KC_STR,
+	  KWEB_SETTING_MIME_TYPES, "default" },
+	{ "cache-control", KWEB_A_LISTENER_CACHE_CONTROL, KC_STR, 0, "" },
+	{ "expires", KWEB_A_LISTENER_EXPIRES, KC_U8, 0, "no" },
+	{ "error-pages", KWEB_A_LISTENER_ERROR_PAGES, KC_STR, 0, "" },
+	{ "vhosts", KWEB_A_LISTENER_VHOSTS, KC_U8, 0, "no" },
+	{ "vhost-default", KWEB_A_LISTENER_VHOST_DEFAULT, KC_STR, 0, "default" },
 };
 
-static const struct kc_lkey kc_listener_keys[] = {
-	{ "backend-port", KWEB_A_LISTENER_BACKEND_PORT, KC_U16,
-	  KWEB_SETTING_BACKEND_PORT },
-	{ "precompressed", KWEB_A_LISTENER_PRECOMPRESSED, KC_U8,
-	  KWEB_SETTING_PRECOMPRESSED },
-	{ "dynamic-prefixes", KWEB_A_LISTENER_DYNAMIC_PREFIXES, KC_STR,
-	  KWEB_SETTING_DYNAMIC_PREFIXES },
-	{ "dynamic-extensions", KWEB_A_LISTENER_DYNAMIC_EXTENSIONS, KC_STR,
-	  KWEB_SETTING_DYNAMIC_EXTENSIONS },
-	{ "mime-types", KWEB_A_LISTENER_MIME_TYPES, KC_STR,
-	  KWEB_SETTING_MIME_TYPES },
-	{ "cache-control", KWEB_A_LISTENER_CACHE_CONTROL, KC_STR, 0 },
-	{ "expires", KWEB_A_LISTENER_EXPIRES, KC_U8, 0 },
-	{ "error-pages", KWEB_A_LISTENER_ERROR_PAGES, KC_STR, 0 },
-	{ "vhosts", KWEB_A_LISTENER_VHOSTS, KC_U8, 0 },
-	{ "vhost-default", KWEB_A_LISTENER_VHOST_DEFAULT, KC_STR, 0 },
-};
+const size_t kc_nr_listener_keys = ARRAY_SIZE(kc_listener_keys);
+
+const struct kc_key *kc_config_key(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(kc_config); i++)
+		if (!strcmp(kc_config[i].name, name))
+			return &kc_config[i];
+	return NULL;
+}
+
+const struct kc_lkey *kc_listener_key(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(kc_listener_keys); i++)
+		if (!strcmp(kc_listener_keys[i].name, name))
+			return &kc_listener_keys[i];
+	return NULL;
+}
 
 /* Names the attribute an error blames, by the command it was sent with. */
 static const char *kc_attr_name(uint8_t cmd, uint16_t type)
@@ -177,6 +180,7 @@ static int kc_usage(FILE *f, const char *topic)
 		fprintf(f,
 			"Usage: kwebctl [-j|--json] OBJECT [COMMAND [ARGS]]\n"
 			"       kwebctl OBJECT --help\n"
+			"       kwebctl -b|--batch FILE\n"
 			"\n"
 			"  status                   is kweb loaded; its listeners and totals\n"
 			"  stats [listener ID]      counters (this namespace's, or one listener's)\n"
@@ -186,8 +190,16 @@ static int kc_usage(FILE *f, const char *topic)
 			"                           the listeners of this network namespace\n"
 			"  config get|set           module-wide settings\n"
 			"  cache flush [PATH]       drop cached files (all, or one request path)\n"
-			"  log [--format combined|json] [--count N]\n"
+			"  log [--format combined|json] [--count N] [--output FILE]\n"
 			"                           print the access log as requests end\n"
+			"  apply [--prune] [--dry-run] FILE\n"
+			"                           make listeners and settings what FILE says\n"
+			"\n"
+			"-b FILE runs FILE's commands (- for standard input), a kwebctl\n"
+			"command line each without \"kwebctl\": config set, listener add,\n"
+			"set and del. All are checked first; if the kernel refuses one,\n"
+			"those done are undone; deletions are done last. # comments,\n"
+			"quotes and backslashes as in sh; errors say FILE:LINE.\n"
 			"\n"
 			"Exit status: 0 ok, 1 the kernel refused (its reason is printed),\n"
 			"2 usage, 3 kweb module not loaded, 4 permission denied (needs\n"
@@ -265,6 +277,7 @@ static int kc_usage(FILE *f, const char *topic)
 	else if (!strcmp(topic, "log"))
 		fprintf(f,
 			"Usage: kwebctl log [--format combined|json] [--count N]\n"
+			"                   [--output FILE]\n"
 			"Prints a line per request of this namespace's listeners as it\n"
 			"ends (records come in batches, within 100 ms), until interrupted\n"
 			"or N records. combined (the default) is nginx's format, with\n"
@@ -272,7 +285,30 @@ static int kc_usage(FILE *f, const char *topic)
 			"backend answered have \"-\" for status and bytes (it logs\n"
 			"them). json (or -j) has every field, including who answered:\n"
 			"softirq, worker or backend. Needs CAP_NET_ADMIN: the records hold\n"
-			"clients' addresses.\n");
+			"clients' addresses.\n"
+			"--output appends to FILE (made 0640; its directory must exist),\n"
+			"each batch in one write, and opens it again by name on SIGHUP or\n"
+			"SIGUSR1 (log rotation: no record is lost). Records the kernel\n"
+			"could not deliver (log-dropped) are reported on standard error.\n"
+			"SIGTERM or SIGINT: the records sent by then are written, exit 0.\n");
+	else if (!strcmp(topic, "apply"))
+		fprintf(f,
+			"Usage: kwebctl apply [--prune] [--dry-run] FILE\n"
+			"Makes this namespace's listeners and the module's settings what\n"
+			"FILE (- for standard input; e.g. /etc/kweb/kweb.conf) says. Its\n"
+			"lines are kwebctl command lines without \"kwebctl\" (as -b):\n"
+			"\"config set KEY VALUE...\" and \"listener add port PORT docroot\n"
+			"DIR ...\", a listener per port. Compared with what runs: config\n"
+			"keys that differ are set; a listener whose port does not run is\n"
+			"added; one that runs gets its line's keys (listener set), those\n"
+			"not given their defaults; one whose docroot, address or given\n"
+			"backend differ is deleted and added again (its connections are\n"
+			"closed). Listeners on ports FILE does not name are kept, or\n"
+			"deleted with --prune. All or nothing: every line is checked\n"
+			"first, and if the kernel refuses a change, those made are undone.\n"
+			"Each change is printed as a command line, after FILE:LINE;\n"
+			"--dry-run prints them and changes nothing. Applying the same\n"
+			"FILE again changes nothing.\n");
 	else
 		return kc_usage(f, "main");
 	return f == stderr ? KC_USAGE : KC_OK;
@@ -283,16 +319,16 @@ static bool kc_is_help(const char *s)
 	return !strcmp(s, "--help") || !strcmp(s, "-h") || !strcmp(s, "help");
 }
 
-static int kc_parse_uint(const char *s, unsigned long max, unsigned long *v,
-			 const char *what)
+int kc_parse_uint(const char *s, unsigned long max, unsigned long *v,
+		  const char *what)
 {
 	char *end;
 
 	errno = 0;
 	*v = strtoul(s, &end, 10);
 	if (!*s || *end || errno || *s == '-' || *v > max) {
-		fprintf(stderr, "kwebctl: %s: \"%s\" is not a number of 0..%lu\n",
-			what, s, max);
+		kc_err("%s: \"%s\" is not a number of 0..%lu\n", what, s,
+		       max);
 		return KC_USAGE;
 	}
 	return KC_OK;
@@ -320,7 +356,7 @@ static int kc_parse_id(const char *s, bool user, unsigned long *v)
 			*v = gr->gr_gid;
 	}
 	if (user ? !pw : !gr) {
-		fprintf(stderr, "kwebctl: %s: no %s \"%s\"\n", what, what, s);
+		kc_err("%s: no %s \"%s\"\n", what, what, s);
 		return KC_USAGE;
 	}
 	return KC_OK;
@@ -422,7 +458,7 @@ static int kc_prom_read(struct kc_nl *nl, struct kc_prom_list *pl,
 	nlh = kc_nl_request(nl, KWEB_CMD_LISTENER_GET, true);
 	ret = kc_nl_talk(nl, nlh, kc_prom_listener_cb, pl, "stats");
 	if (pl->nomem) {
-		fprintf(stderr, "kwebctl: stats: out of memory\n");
+		kc_err("stats: out of memory\n");
 		return KC_ERROR;
 	}
 	if (ret)
@@ -463,8 +499,7 @@ static int kc_stats_prom(struct kc_nl *nl)
 	if (!ret) {
 		kc_prom_write(stdout, &ns, pl.l, pl.nr);
 		if (fflush(stdout) || ferror(stdout)) {
-			fprintf(stderr, "kwebctl: stats: writing: %s\n",
-				strerror(errno));
+			kc_err("stats: writing: %s\n", strerror(errno));
 			ret = KC_ERROR;
 		}
 	}
@@ -481,7 +516,7 @@ static int kc_stats_format(const char *name, bool *prom)
 		json = !strcmp(name, "json");
 		return KC_OK;
 	}
-	fprintf(stderr, "kwebctl: stats: --format text, json or prometheus\n");
+	kc_err("stats: --format text, json or prometheus\n");
 	return KC_USAGE;
 }
 
@@ -513,7 +548,7 @@ static int kc_cmd_stats(struct kc_nl *nl, int argc, char **argv)
 	if (nargs && (nargs != 2 || strcmp(args[0], "listener")))
 		return kc_usage(stderr, "stats");
 	if (prom && nargs) {
-		fprintf(stderr, "kwebctl: stats: --format prometheus has every listener; no listener ID\n");
+		kc_err("stats: --format prometheus has every listener; no listener ID\n");
 		return KC_USAGE;
 	}
 	if (prom)
@@ -533,13 +568,28 @@ static int kc_cmd_stats(struct kc_nl *nl, int argc, char **argv)
 	return ret;
 }
 
-/* VALUE of KEY name, as attribute type of kind; KC_USAGE if it is not one. */
-static int kc_put_value(struct nlmsghdr *nlh, uint16_t type, enum kc_kind kind,
-			const char *name, const char *val)
+/* A request too long for the buffer: only a batch file's line can be. */
+static int kc_too_long(const char *what)
+{
+	kc_err("%s: the command is too long\n", what);
+	return KC_USAGE;
+}
+
+/* Room in nlh for an attribute of len bytes. */
+static bool kc_room(const struct nlmsghdr *nlh, size_t len)
+{
+	return nlh->nlmsg_len + MNL_ATTR_HDRLEN + MNL_ALIGN(len) <=
+	       (size_t)MNL_SOCKET_BUFFER_SIZE;
+}
+
+int kc_put_value(struct nlmsghdr *nlh, uint16_t type, enum kc_kind kind,
+		 const char *name, const char *val)
 {
 	unsigned long v;
 	int ret;
 
+	if (kind != KC_STR && !kc_room(nlh, sizeof(uint32_t)))
+		return kc_too_long(name);
 	switch (kind) {
 	case KC_U8:
 		if (!strcmp(val, "yes") || !strcmp(val, "1")) {
@@ -547,7 +597,7 @@ static int kc_put_value(struct nlmsghdr *nlh, uint16_t type, enum kc_kind kind,
 		} else if (!strcmp(val, "no") || !strcmp(val, "0")) {
 			v = 0;
 		} else {
-			fprintf(stderr, "kwebctl: %s: yes or no\n", name);
+			kc_err("%s: yes or no\n", name);
 			return KC_USAGE;
 		}
 		mnl_attr_put_u8(nlh, type, v);
@@ -574,7 +624,7 @@ static int kc_put_value(struct nlmsghdr *nlh, uint16_t type, enum kc_kind kind,
 	case KC_STR:
 		if (!mnl_attr_put_strz_check(nlh, MNL_SOCKET_BUFFER_SIZE, type,
 					     val)) {
-			fprintf(stderr, "kwebctl: %s: too long\n", name);
+			kc_err("%s: too long\n", name);
 			return KC_USAGE;
 		}
 		break;
@@ -701,6 +751,8 @@ static int kc_put_addr(struct nlmsghdr *nlh, const char *s, uint16_t type4,
 {
 	unsigned char a[16];
 
+	if (!kc_room(nlh, sizeof(a)))
+		return kc_too_long(what);
 	if (inet_pton(AF_INET, s, a) == 1) {
 		mnl_attr_put(nlh, type4, 4, a);
 		return KC_OK;
@@ -709,15 +761,12 @@ static int kc_put_addr(struct nlmsghdr *nlh, const char *s, uint16_t type4,
 		mnl_attr_put(nlh, type6, 16, a);
 		return KC_OK;
 	}
-	fprintf(stderr, "kwebctl: %s: \"%s\" is not an IPv4 or IPv6 address\n",
-		what, s);
+	kc_err("%s: \"%s\" is not an IPv4 or IPv6 address\n", what, s);
 	return KC_USAGE;
 }
 
-static int kc_listener_add(struct kc_nl *nl, int argc, char **argv)
+int kc_listener_add_build(struct nlmsghdr *nlh, int argc, char **argv)
 {
-	struct nlmsghdr *nlh = kc_nl_request(nl, KWEB_CMD_LISTENER_ADD, false);
-	struct kc_list_ctx c = { 0 };
 	bool port = false, docroot = false;
 	unsigned long v;
 	int i, ret;
@@ -727,20 +776,27 @@ static int kc_listener_add(struct kc_nl *nl, int argc, char **argv)
 						  NULL;
 
 		if (!val) {
-			fprintf(stderr, "kwebctl: listener add: %s needs a value\n",
-				key);
+			kc_err("listener add: %s needs a value\n", key);
 			return KC_USAGE;
 		}
-		if (!strcmp(key, "port") || !strcmp(key, "backend-port")) {
+		/* "backend-port default" is the key's, below. */
+		if (!strcmp(key, "port") || (!strcmp(key, "backend-port") &&
+					     strcmp(val, "default"))) {
 			ret = kc_parse_uint(val, UINT16_MAX, &v, key);
 			if (ret)
 				return ret;
-			mnl_attr_put_u16(nlh, key[0] == 'p' ?
-					 KWEB_A_LISTENER_PORT :
-					 KWEB_A_LISTENER_BACKEND_PORT, v);
+			if (!mnl_attr_put_u16_check(nlh, MNL_SOCKET_BUFFER_SIZE,
+						    key[0] == 'p' ?
+						    KWEB_A_LISTENER_PORT :
+						    KWEB_A_LISTENER_BACKEND_PORT,
+						    v))
+				return kc_too_long("listener add");
 			port |= key[0] == 'p';
 		} else if (!strcmp(key, "docroot")) {
-			mnl_attr_put_strz(nlh, KWEB_A_LISTENER_DOCROOT, val);
+			if (!mnl_attr_put_strz_check(nlh, MNL_SOCKET_BUFFER_SIZE,
+						     KWEB_A_LISTENER_DOCROOT,
+						     val))
+				return kc_too_long("listener add");
 			docroot = true;
 		} else if (!strcmp(key, "address")) {
 			ret = kc_put_addr(nlh, val, KWEB_A_LISTENER_ADDR4,
@@ -754,15 +810,10 @@ static int kc_listener_add(struct kc_nl *nl, int argc, char **argv)
 			if (ret)
 				return ret;
 		} else {
-			const struct kc_lkey *k = NULL;
-			size_t j;
+			const struct kc_lkey *k = kc_listener_key(key);
 
-			for (j = 0; j < ARRAY_SIZE(kc_listener_keys); j++)
-				if (!strcmp(kc_listener_keys[j].name, key))
-					k = &kc_listener_keys[j];
 			if (!k) {
-				fprintf(stderr, "kwebctl: listener add: unknown \"%s\"\n",
-					key);
+				kc_err("listener add: unknown \"%s\"\n", key);
 				return KC_USAGE;
 			}
 			/* A new listener follows config's unless told. */
@@ -774,9 +825,21 @@ static int kc_listener_add(struct kc_nl *nl, int argc, char **argv)
 		}
 	}
 	if (!port || !docroot) {
-		fprintf(stderr, "kwebctl: listener add: port and docroot are required\n");
+		kc_err("listener add: port and docroot are required\n");
 		return KC_USAGE;
 	}
+	return KC_OK;
+}
+
+static int kc_listener_add(struct kc_nl *nl, int argc, char **argv)
+{
+	struct nlmsghdr *nlh = kc_nl_request(nl, KWEB_CMD_LISTENER_ADD, false);
+	struct kc_list_ctx c = { 0 };
+	int ret;
+
+	ret = kc_listener_add_build(nlh, argc, argv);
+	if (ret)
+		return ret;
 	if (json)
 		printf("[");
 	ret = kc_nl_talk(nl, nlh, kc_listener_cb, &c, "listener add");
@@ -869,28 +932,23 @@ static int kc_listener_show_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
-static int kc_listener_set(struct kc_nl *nl, unsigned long id, int argc,
-			   char **argv)
+int kc_listener_set_build(struct nlmsghdr *nlh, unsigned long id, int argc,
+			  char **argv)
 {
-	struct nlmsghdr *nlh = kc_nl_request(nl, KWEB_CMD_LISTENER_SET, false);
 	uint32_t inherit = 0;
 	int i, ret;
-	size_t k;
 
 	if (!argc || argc % 2) {
-		fprintf(stderr, "kwebctl: listener set: give ID, then KEY VALUE pairs\n");
+		kc_err("listener set: give ID, then KEY VALUE pairs\n");
 		return KC_USAGE;
 	}
 	mnl_attr_put_u32(nlh, KWEB_A_LISTENER_ID, id);
 	for (i = 0; i < argc; i += 2) {
-		const struct kc_lkey *key = NULL;
+		const struct kc_lkey *key = kc_listener_key(argv[i]);
 
-		for (k = 0; k < ARRAY_SIZE(kc_listener_keys); k++)
-			if (!strcmp(kc_listener_keys[k].name, argv[i]))
-				key = &kc_listener_keys[k];
 		if (!key) {
-			fprintf(stderr, "kwebctl: listener set: unknown key \"%s\" (see kwebctl listener --help)\n",
-				argv[i]);
+			kc_err("listener set: unknown key \"%s\" (see kwebctl listener --help)\n",
+			       argv[i]);
 			return KC_USAGE;
 		}
 		if (key->inherit && !strcmp(argv[i + 1], "default")) {
@@ -902,8 +960,22 @@ static int kc_listener_set(struct kc_nl *nl, unsigned long id, int argc,
 		if (ret)
 			return ret;
 	}
-	if (inherit)
-		mnl_attr_put_u32(nlh, KWEB_A_LISTENER_INHERIT, inherit);
+	if (inherit &&
+	    !mnl_attr_put_u32_check(nlh, MNL_SOCKET_BUFFER_SIZE,
+				    KWEB_A_LISTENER_INHERIT, inherit))
+		return kc_too_long("listener set");
+	return KC_OK;
+}
+
+static int kc_listener_set(struct kc_nl *nl, unsigned long id, int argc,
+			   char **argv)
+{
+	struct nlmsghdr *nlh = kc_nl_request(nl, KWEB_CMD_LISTENER_SET, false);
+	int ret;
+
+	ret = kc_listener_set_build(nlh, id, argc, argv);
+	if (ret)
+		return ret;
 	return kc_nl_talk(nl, nlh, NULL, NULL, "listener set");
 }
 
@@ -1009,25 +1081,20 @@ static int kc_config_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
-static int kc_config_set(struct kc_nl *nl, int argc, char **argv)
+int kc_config_set_build(struct nlmsghdr *nlh, int argc, char **argv)
 {
-	struct nlmsghdr *nlh = kc_nl_request(nl, KWEB_CMD_CONFIG_SET, false);
 	int i, ret;
-	size_t k;
 
 	if (!argc || argc % 2) {
-		fprintf(stderr, "kwebctl: config set: give KEY VALUE pairs\n");
+		kc_err("config set: give KEY VALUE pairs\n");
 		return KC_USAGE;
 	}
 	for (i = 0; i < argc; i += 2) {
-		const struct kc_key *key = NULL;
+		const struct kc_key *key = kc_config_key(argv[i]);
 
-		for (k = 0; k < ARRAY_SIZE(kc_config); k++)
-			if (!strcmp(kc_config[k].name, argv[i]))
-				key = &kc_config[k];
 		if (!key || !key->settable) {
-			fprintf(stderr, "kwebctl: config set: %s \"%s\" (see kwebctl config --help)\n",
-				key ? "cannot change" : "unknown key", argv[i]);
+			kc_err("config set: %s \"%s\" (see kwebctl config --help)\n",
+			       key ? "cannot change" : "unknown key", argv[i]);
 			return KC_USAGE;
 		}
 		ret = kc_put_value(nlh, key->type, key->kind, key->name,
@@ -1035,6 +1102,17 @@ static int kc_config_set(struct kc_nl *nl, int argc, char **argv)
 		if (ret)
 			return ret;
 	}
+	return KC_OK;
+}
+
+static int kc_config_set(struct kc_nl *nl, int argc, char **argv)
+{
+	struct nlmsghdr *nlh = kc_nl_request(nl, KWEB_CMD_CONFIG_SET, false);
+	int ret;
+
+	ret = kc_config_set_build(nlh, argc, argv);
+	if (ret)
+		return ret;
 	return kc_nl_talk(nl, nlh, NULL, NULL, "config set");
 }
 
@@ -1096,7 +1174,7 @@ static int kc_cmd_cache(struct kc_nl *nl, int argc, char **argv)
 	if (argc == 2 &&
 	    !mnl_attr_put_strz_check(nlh, MNL_SOCKET_BUFFER_SIZE,
 				     KWEB_A_CACHE_PATH, argv[1])) {
-		fprintf(stderr, "kwebctl: cache flush: path too long\n");
+		kc_err("cache flush: path too long\n");
 		return KC_USAGE;
 	}
 	return kc_nl_talk(nl, nlh, kc_flush_cb, NULL, "cache flush");
@@ -1177,6 +1255,28 @@ static int kc_cmd_log_json(struct kc_nl *nl, int argc, char **argv)
 	return kc_cmd_log(nl, argc, argv, json);
 }
 
+/* "apply [--prune] [--dry-run] FILE" */
+static int kc_cmd_apply(struct kc_nl *nl, int argc, char **argv)
+{
+	bool prune = false, dry_run = false;
+	const char *file = NULL;
+	int i;
+
+	for (i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--prune"))
+			prune = true;
+		else if (!strcmp(argv[i], "--dry-run"))
+			dry_run = true;
+		else if (!file && (argv[i][0] != '-' || !argv[i][1]))
+			file = argv[i];
+		else
+			return kc_usage(stderr, "apply");
+	}
+	if (!file)
+		return kc_usage(stderr, "apply");
+	return kc_apply(nl, file, prune, dry_run);
+}
+
 static const struct {
 	const char *name;
 	int (*fn)(struct kc_nl *nl, int argc, char **argv);
@@ -1187,6 +1287,7 @@ static const struct {
 	{ "config", kc_cmd_config },
 	{ "cache", kc_cmd_cache },
 	{ "log", kc_cmd_log_json },
+	{ "apply", kc_cmd_apply },
 };
 
 int main(int argc, char **argv)
@@ -1194,18 +1295,23 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "batch", required_argument, NULL, 'b' },
 		{ NULL, 0, NULL, 0 },
 	};
+	const char *batch = NULL;
 	size_t n_objects = ARRAY_SIZE(kc_objects);
 	struct kc_nl nl = { .attr_name = kc_attr_name };
 	size_t i, len, found = 0;
 	int c, ret, matches = 0;
 
 	/* Options before OBJECT only: "config set dynamic-prefixes -x" is data. */
-	while ((c = getopt_long(argc, argv, "+jh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+jhb:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			json = true;
+			break;
+		case 'b':
+			batch = optarg;
 			break;
 		case 'h':
 			return kc_usage(stdout, "main");
@@ -1215,6 +1321,16 @@ int main(int argc, char **argv)
 	}
 	argc -= optind;
 	argv += optind;
+	if (batch) {
+		/* The file holds the commands: nothing may follow. */
+		if (argc)
+			return kc_usage(stderr, "main");
+		ret = kc_nl_init(&nl);
+		if (!ret)
+			ret = kc_batch(&nl, batch);
+		kc_nl_close(&nl);
+		return ret;
+	}
 	if (!argc)
 		return kc_usage(stderr, "main");
 	/* --json also after the object, as "stats --json". */
@@ -1240,8 +1356,8 @@ int main(int argc, char **argv)
 		}
 	}
 	if (matches != 1) {
-		fprintf(stderr, "kwebctl: %s object \"%s\"\n",
-			matches ? "ambiguous" : "unknown", argv[0]);
+		kc_err("%s object \"%s\"\n",
+		       matches ? "ambiguous" : "unknown", argv[0]);
 		return kc_usage(stderr, "main");
 	}
 	if (argc > 1 && kc_is_help(argv[1]))

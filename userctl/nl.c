@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/socket.h>
 #include <linux/genetlink.h>
 #include <linux/kweb.h>
 #include <linux/netlink.h>
@@ -26,7 +27,8 @@
 struct kc_err {
 	const struct nlmsghdr *req;
 	int error;		/* errno, positive; 0 for an ack */
-	const char *msg;	/* the extack text, if any */
+	/* The extack text, if any: a copy, the reply is freed before use. */
+	char msg[256];
 	uint16_t bad_type;	/* the attribute it blamed, if known */
 	bool has_min, has_max, has_maxlen;
 	uint64_t min, max, maxlen;
@@ -72,7 +74,8 @@ static int kc_extack_cb(const struct nlattr *a, void *data)
 	switch (mnl_attr_get_type(a)) {
 	case NLMSGERR_ATTR_MSG:
 		if (mnl_attr_validate(a, MNL_TYPE_NUL_STRING) >= 0)
-			e->msg = mnl_attr_get_str(a);
+			snprintf(e->msg, sizeof(e->msg), "%s",
+				 mnl_attr_get_str(a));
 		break;
 	case NLMSGERR_ATTR_OFFS:
 		if (mnl_attr_validate(a, MNL_TYPE_U32) >= 0)
@@ -155,7 +158,7 @@ static int kc_report(struct kc_nl *nl, const struct kc_err *e, uint8_t cmd,
 		     const char *what)
 {
 	fprintf(stderr, "kwebctl: %s: ", what);
-	if (e->msg)
+	if (e->msg[0])
 		fprintf(stderr, "%s", e->msg);
 	else
 		fprintf(stderr, "%s", strerror(e->error));
@@ -182,7 +185,7 @@ static int kc_report(struct kc_nl *nl, const struct kc_err *e, uint8_t cmd,
 	case EPERM:
 	case EACCES:
 		/* With a reason, the kernel refused something else (user). */
-		if (!e->msg)
+		if (!e->msg[0])
 			fprintf(stderr, "kwebctl: this needs CAP_NET_ADMIN (run it as root)\n");
 		return KC_PERM;
 	case ENOENT:
@@ -365,7 +368,7 @@ static int kc_nl_open(struct kc_nl *nl)
 			return KC_NOT_LOADED;
 		}
 		fprintf(stderr, "kwebctl: looking up the kweb family: %s\n",
-			e.msg ? e.msg : strerror(e.error));
+			e.msg[0] ? e.msg : strerror(e.error));
 		return KC_ERROR;
 	}
 	if (!f.id) {
@@ -378,12 +381,11 @@ static int kc_nl_open(struct kc_nl *nl)
 	return KC_OK;
 }
 
-int kc_nl_listen(struct kc_nl *nl, kc_nl_cb cb, void *data)
+int kc_nl_subscribe(struct kc_nl *nl)
 {
-	size_t size = MNL_SOCKET_BUFFER_SIZE * 4;
+	int size = KC_LOG_RCVBUF;
 	unsigned int group;
-	char *buf;
-	int n, ret;
+	int ret;
 
 	if (!nl->sock) {
 		ret = kc_nl_open(nl);
@@ -405,30 +407,16 @@ int kc_nl_listen(struct kc_nl *nl, kc_nl_cb cb, void *data)
 		}
 		return KC_ERROR;
 	}
-	buf = malloc(size);
-	if (!buf)
-		return KC_ERROR;
-	for (;;) {
-		n = mnl_socket_recvfrom(nl->sock, buf, size);
-		if (n < 0 && errno == ENOBUFS) {
-			/* Our socket overflowed: say so, go on. */
-			fprintf(stderr, "kwebctl: log: records lost (receive buffer full)\n");
-			continue;
-		}
-		if (n < 0) {
-			fprintf(stderr, "kwebctl: log: %s\n", strerror(errno));
-			ret = KC_ERROR;
-			break;
-		}
-		/* Multicast: no sequence number or port to match. */
-		ret = mnl_cb_run(buf, n, 0, 0, cb, data);
-		if (ret <= MNL_CB_STOP) {
-			ret = ret < 0 ? KC_ERROR : KC_OK;
-			break;
-		}
-	}
-	free(buf);
-	return ret;
+	/*
+	 * Room for a burst, or for a pause while the file is opened again:
+	 * what finds this socket full is lost (log-dropped). Beyond
+	 * rmem_max only with CAP_NET_ADMIN, which joining took already.
+	 */
+	if (setsockopt(mnl_socket_get_fd(nl->sock), SOL_SOCKET,
+		       SO_RCVBUFFORCE, &size, sizeof(size)) < 0)
+		setsockopt(mnl_socket_get_fd(nl->sock), SOL_SOCKET, SO_RCVBUF,
+			   &size, sizeof(size));
+	return KC_OK;
 }
 
 void kc_nl_close(struct kc_nl *nl)

@@ -55,11 +55,14 @@ typedef int (*kc_nl_cb)(const struct nlmsghdr *nlh, void *data);
 int kc_nl_talk(struct kc_nl *nl, struct nlmsghdr *nlh, kc_nl_cb cb,
 	       void *data, const char *what);
 
+/* The log socket's receive buffer, asked for: the kernel doubles it. */
+#define KC_LOG_RCVBUF (4 << 20)
+
 /*
- * Join the kweb family's "log" group and run cb on each message published
- * there until it returns MNL_CB_STOP (or an error). Returns a KC_* code.
+ * Join the kweb family's "log" group, whose messages the caller then
+ * reads from mnl_socket_get_fd(nl->sock). Returns a KC_* code.
  */
-int kc_nl_listen(struct kc_nl *nl, kc_nl_cb cb, void *data);
+int kc_nl_subscribe(struct kc_nl *nl);
 
 /* Parse a reply's attributes into tb[0..max]. */
 void kc_nl_parse(const struct nlmsghdr *nlh, const struct nlattr **tb,

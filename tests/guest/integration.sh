@@ -697,9 +697,13 @@ ctl() {
   ((LIGHT)) || cli=$(find_ynl_cli)
   local cli_timeout=60
   ((LIGHT)) && cli_timeout=240
+  # The log rotation under load: 2,000 requests, 500 on the debug kernel.
+  local log_requests=2000
+  ((LIGHT)) && log_requests=500
   local HTTP_TIMEOUT=$((HTTP_TIMEOUT + 3 * cli_timeout))
   client_tests "$CTL_TEST" ctl 127.0.0.1 --kwebctl "$KWEBCTL" \
-    --base "$BASE" --cli-timeout "$cli_timeout" ${cli:+--ynl-cli "$cli"}
+    --base "$BASE" --cli-timeout "$cli_timeout" ${cli:+--ynl-cli "$cli"} \
+    --log-requests "$log_requests"
   unload
 }
 
