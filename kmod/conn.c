@@ -91,7 +91,8 @@ static void kweb_conn_event(struct sock *sk, bool space)
 
 	read_lock_bh(&sk->sk_callback_lock);
 	conn = sk->sk_user_data;
-	if (!conn)
+	/* Closed under the socket lock: the worker detaches it next. */
+	if (!conn || READ_ONCE(conn->closed))
 		goto out;
 	/* Only TCP's write-space signal calls with space, on conn->sock. */
 	if (space && sk->sk_socket)
@@ -100,11 +101,10 @@ static void kweb_conn_event(struct sock *sk, bool space)
 		kweb_conn_queue(conn);
 	} else if (kweb_conn_run_atomic(conn)) {
 		/*
-		 * Prepared right here (the worker marks its own handoffs
-		 * closed under the socket lock): a work run queued already
-		 * finds it closed once it has the lock.
+		 * Prepared right here: a work run queued already finds it
+		 * closed once it has the lock.
 		 */
-		handoff = conn->state == KWEB_CONN_HANDOFF && !conn->closed;
+		handoff = conn->state == KWEB_CONN_HANDOFF;
 		if (handoff)
 			WRITE_ONCE(conn->closed, true);
 		else
@@ -486,6 +486,13 @@ static bool kweb_conn_run(struct kweb_conn *conn, bool atomic)
 		 */
 		if (!timer_pending(&conn->timer)) {
 			if (conn->state != KWEB_CONN_READ) {
+				/*
+				 * A response the client stopped taking is cut
+				 * with a RST (nginx's reset_timedout_connection):
+				 * no orphan is left probing a shut window. One
+				 * that is all out (linger) ends with our FIN.
+				 */
+				conn->reset = conn->state != KWEB_CONN_LINGER;
 				kweb_conn_done(conn, KWEB_CLOSE_TIMEOUT);
 				return false;
 			}
@@ -615,8 +622,9 @@ static void kweb_sk_abort(struct sock *sk)
 
 /*
  * A socket closed with a FIN may live on as an orphan for minutes
- * (retransmitting its FIN, probing a zero window). Each is remembered
- * until it is gone, so that the server's stop can reset what is left.
+ * (retransmitting its data and FIN, probing a zero window). Each is
+ * remembered until it is gone, so that the server's stop can reset what
+ * is left.
  */
 struct kweb_closing {
 	struct list_head node;
@@ -683,11 +691,22 @@ static void kweb_conn_close(struct kweb_conn *conn)
 
 	kweb_conn_detach(conn, true);
 	trace_kweb_conn_close(conn);
-	if (!READ_ONCE(conn->abort))
+	if (!READ_ONCE(conn->abort) && !conn->reset)
 		c = kmalloc(sizeof(*c), GFP_KERNEL);
 	if (c) {
 		c->sk = conn->sk;
 		sock_hold(c->sk);
+		/*
+		 * tcp_close() stops every timer of a socket that holds no
+		 * reference on its netns (a kernel socket's child, as each
+		 * of ours): an orphan with data or its FIN unacknowledged
+		 * would never retransmit or probe again, and sit in FIN_WAIT1
+		 * or LAST_ACK, its peer waiting, until the server's stop. Take
+		 * the reference a user socket holds, as a handoff does: the
+		 * orphan ends as nginx's would, and the netns waits for it.
+		 */
+		if (inet_sk_state_load(c->sk) != TCP_CLOSE)
+			kweb_sk_net_refcnt_upgrade(c->sk);
 	} else {
 		kweb_sk_abort(conn->sk);
 	}

@@ -275,6 +275,7 @@ struct kweb_conn {
 	struct timer_list timer;
 	bool timed_out;
 	bool abort;			/* server stopping */
+	bool reset;			/* close with a RST: a stalled response */
 	bool closed;			/* closed or handed off: under the lock */
 	bool idle;			/* no byte of the next request yet */
 	bool worked;			/* the work item did more than close */

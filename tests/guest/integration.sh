@@ -470,15 +470,15 @@ zero_window_listener_del() {
 # must go (a RST) with it, not stay on timers that outlive the namespace
 # (a use-after-free of the namespace when they fire).
 #   zero_window_netns [closed]
-# closed: send_timeout 2 s first, so that kweb has closed them (a FIN
-# behind unsent data: orphans probing the zero windows) before the
-# namespace goes; those must go with it too.
+# closed: send_timeout 2 s first, so that kweb has cut them (a RST: a
+# FIN behind unsent data would leave orphans probing the zero windows,
+# holding the namespace) before it goes.
 NETNS_WAIT=${KWEB_NETNS_WAIT:-20}
 tcp_orphans() { awk '$1 == "TCP:" { print $5 }' /proc/net/sockstat; }
 zero_window_netns() {
   local ns=kweb-hostile before rc=0 out orphans n max now mode=${1:-open}
   local orphans0 what="zero-window clients"
-  [[ $mode == closed ]] && what="zero-window clients kweb closed (send timeout)"
+  [[ $mode == closed ]] && what="zero-window clients kweb reset (send timeout)"
   [[ -x $KWEBCTL ]] || { not_ok "$TAG: netns exit with zero-window clients (no $KWEBCTL)"; return; }
   ip netns del "$ns" 2>/dev/null
   modprobe veth 2>/dev/null
@@ -512,20 +512,20 @@ zero_window_netns() {
   orphans=$(tcp_orphans)
   if [[ $mode == closed ]]; then
     "$KWEBCTL" config set send-timeout 60 >>"$LOG" 2>&1
-    if ((orphans > orphans0)); then
-      ok "$TAG: kweb closed its zero-window connections (orphans: $orphans0 -> $orphans)"
+    n=$(ip netns exec "$ns" cat /proc/net/kweb |
+      awk '$1 == "connections_open" { print $2 }')
+    if [[ $n == 0 ]] && ((orphans <= orphans0)); then
+      ok "$TAG: kweb reset its zero-window connections at send_timeout (open: $n, orphans: $orphans0 -> $orphans)"
     else
-      not_ok "$TAG: kweb closed its zero-window connections (orphans: $orphans0 -> $orphans)"
+      not_ok "$TAG: kweb reset its zero-window connections at send_timeout (open: $n, orphans: $orphans0 -> $orphans)"
     fi
-    # What must be gone after the exit: every one of those.
     orphans=$orphans0
   fi
   bounded 30 ip netns del "$ns" >>"$LOG" 2>&1 || rc=$?
   result "$TAG: ip netns del with $HOLD_CONNS $what" "$rc"
-  # The orphan count is the kernel's, across namespaces. A connection
-  # closed with a FIN behind its unsent data (not reset) is an orphan
-  # until its next probe timer finds the namespace gone (and touches it):
-  # seconds, the windows having been shut for a while. Watch for them.
+  # The orphan count is the kernel's, across namespaces: one the exit
+  # left (a connection closed with a FIN behind its unsent data, not
+  # reset) would probe on into a namespace that is gone. Watch for them.
   max=$orphans
   n=100
   while ((n-- > 0)); do
