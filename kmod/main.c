@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kweb: an HTTP accelerator in the kHTTPd/TUX lineage. It owns a port's
- * listening sockets and serves static files from a docroot; see README.md.
+ * listening sockets and serves static files from a docroot; see README.md
+ * and docs/design.md.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
