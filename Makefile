@@ -8,6 +8,7 @@
 #                 man pages (scripts/man-check.py)
 # make ynl-regen  regenerate uapi/linux/kweb.h, kmod/nl_gen.[ch] from uapi/kweb.yaml
 # make kwebctl    build userctl/kwebctl (libmnl)
+# make deb        Debian packages kweb-dkms and kweb-tools in build/deb/
 # make bench      kweb against nginx in a 2-vCPU guest (KERNEL=6.12 or 6.1;
 #                 KVM=1 to use KVM; BENCH_ARGS="--rounds 7" to bench/guest.py)
 # make bench-smoke  the same, one short round (also part of make check)
@@ -47,6 +48,9 @@ ynl-regen:
 kwebctl:
 	$(MAKE) -C userctl
 
+deb:
+	scripts/deb.sh
+
 KERNEL ?= 6.12
 bench:
 	scripts/bench.sh --kernel $(KERNEL) $(if $(filter 1,$(KVM)),--kvm) \
@@ -62,4 +66,4 @@ clean:
 	rm -rf build
 	$(MAKE) -C userctl clean
 
-.PHONY: all modules run check quick lint ynl-regen kwebctl bench bench-smoke soak clean
+.PHONY: all modules run check quick lint ynl-regen kwebctl deb bench bench-smoke soak clean

@@ -6,6 +6,9 @@
 #   stock61   Debian's 6.1: integration
 #   stock612  Debian's 6.12: integration
 #   fs612     Debian's 6.12: the filesystem matrix (tests/guest/fsmatrix.sh)
+#   deb       on the host: make deb (lintian clean), the packages installed
+#             (DKMS builds kweb.ko for 6.1 and 6.12), and purged after the
+#             stock guests, which first load DKMS's module with modprobe
 #   bench     Debian's 6.12: one short round of `make bench` (--smoke)
 # Every step is one or more test lines ("ok - ..." / "not ok - ..."); a step
 # that cannot run (say, its build failed) is a failing line, never an abort
@@ -248,6 +251,39 @@ step_lint() {
   fi
 }
 
+# The Debian packages, built and installed on this host: DKMS builds the
+# module for both stock kernels. The stock guests then load it with
+# modprobe (tests/guest/dkms.sh) before their integration tests, and
+# step_deb_purge removes it all. DKMS_OK=1 iff the guests can do so.
+DKMS_OK=0
+step_deb() {
+  local before=${FAIL[deb]:-0} kvers=()
+  header "Debian packages: make deb, installed with DKMS (scripts/deb-check.sh)"
+  if "$REPO/scripts/deb.sh" "$REPO/build/deb" >>"$LOG" 2>&1; then
+    ok deb "deb: make deb builds kweb-dkms and kweb-tools, lintian clean"
+  else
+    not_ok deb "deb: make deb builds kweb-dkms and kweb-tools, lintian clean"
+    tail -n 20 "$LOG" | diag 20
+    return 0
+  fi
+  [[ -n $K61_KDIR ]] && kvers+=("$(kver_of "$K61_IMAGE")")
+  [[ -n $K612_KDIR ]] && kvers+=("$(kver_of "$K612_IMAGE")")
+  KWEB_DEB_LOG=$LOG run_step deb "$REPO/scripts/deb-check.sh" install \
+    "$REPO/build/deb" "${kvers[@]}"
+  ((STEP_RC == 0 && ${FAIL[deb]:-0} == before)) && DKMS_OK=1
+  return 0
+}
+
+step_deb_purge() {
+  local kvers=()
+  [[ -n $K61_KDIR ]] && kvers+=("$(kver_of "$K61_IMAGE")")
+  [[ -n $K612_KDIR ]] && kvers+=("$(kver_of "$K612_IMAGE")")
+  header "Debian packages: purged"
+  KWEB_DEB_LOG=$LOG run_step deb "$REPO/scripts/deb-check.sh" purge "${kvers[@]}"
+}
+
+kver_of() { basename "${1#*/vmlinuz-}"; }
+
 # guest TAG IMAGE TIMEOUT [VM.SH-OPTION...] -- GUEST-CMD...: one boot; its
 # test lines count under TAG, plus a line of our own for the guest
 # finishing at all.
@@ -341,6 +377,7 @@ main() {
     timed lint step_lint
     timed pure step_pure
     timed fuzz step_fuzz
+    timed deb step_deb
 
     local dko dtko
     dko=$REPO/build/$(basename "${DEBUG_KDIR:-none}")/kweb.ko
@@ -361,7 +398,7 @@ main() {
     fi
     if ((b61)); then
       timed guest-stock61 guest stock61 "$K61_IMAGE" "$GUEST_TIMEOUT" -- \
-        env KWEB_SKIP="$SKIP61" \
+        env KWEB_SKIP="$SKIP61" KWEB_DKMS="$DKMS_OK" \
         "$REPO/tests/guest/integration.sh" "$ko61" "$KWEB_RESULTS/stock61" stock61
     else
       not_run stock61 "integration tests" "no module for 6.1"
@@ -369,11 +406,12 @@ main() {
   fi
   if ((b612)); then
     timed guest-stock612 guest stock612 "$K612_IMAGE" "$GUEST_TIMEOUT" -- \
-      env KWEB_SKIP="$SKIP612" \
+      env KWEB_SKIP="$SKIP612" KWEB_DKMS="$DKMS_OK" \
       "$REPO/tests/guest/integration.sh" "$ko612" "$KWEB_RESULTS/stock612" stock612
   else
     not_run stock612 "integration tests" "no module for 6.12"
   fi
+  ((quick)) || timed deb-purge step_deb_purge
   if ((!quick)); then
     if ((b612)); then
       # Seven filesystems, each made, filled and mounted under TCG.

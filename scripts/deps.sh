@@ -24,6 +24,8 @@ set -euo pipefail
 #  linux-perf         tests/trace_test.py's perf record -e 'kweb:*'
 #  xfsprogs btrfs-progs squashfs-tools nfs-kernel-server  the filesystem
 #                      matrix (tests/guest/fsmatrix.sh; e2fsprogs for ext4)
+#  debhelper dh-dkms dkms lintian  make deb and its check on the host
+#                      (scripts/deb.sh, scripts/deb-check.sh)
 #  prometheus         promtool, which checks kwebctl stats --format
 #                      prometheus (tests/ctl_test.py, tests/pure); its
 #                      server is neither started nor enabled (TOOLS_ONLY)
@@ -40,6 +42,7 @@ readonly APT_PACKAGES=(
   libmnl-dev pkg-config mandoc
   linux-perf
   xfsprogs btrfs-progs squashfs-tools nfs-kernel-server
+  debhelper dh-dkms dkms lintian
   prometheus
 )
 # Packages installed for a tool alone, whose service must not run here:

@@ -798,8 +798,8 @@ load_errors() {
 }
 
 # KWEB_ONLY="netfuzz ctl" (a developer's loop): only the suites named,
-# from http diff fastpath handoff netfuzz unload identity limits hardening ctl
-# trace hostile syncookies synflood.
+# from dkms (only with KWEB_DKMS=1) http diff fastpath handoff netfuzz
+# unload identity limits hardening ctl trace hostile syncookies synflood.
 # KWEB_SKIP="synflood" (make check, per kernel): all but the suites named.
 ONLY=${KWEB_ONLY:-}
 SKIP=${KWEB_SKIP:-}
@@ -807,8 +807,20 @@ want() {
   [[ -z $ONLY || " $ONLY " == *" $1 "* ]] && [[ " $SKIP " != *" $1 "* ]]
 }
 
+# The Debian package's module, loaded by modprobe (tests/guest/dkms.sh),
+# when scripts/check.sh installed the packages (KWEB_DKMS=1): before
+# anything else, with port 80 free and no kweb loaded.
+dkms() {
+  local out
+  out=$("$HERE/dkms.sh" "$RUN_DIR/dkms" "$TAG")
+  echo "$out"
+  PASSED=$((PASSED + $(grep -c '^ok ' <<<"$out")))
+  FAILED=$((FAILED + $(grep -c '^not ok ' <<<"$out")))
+}
+
 main() {
   setup
+  [[ ${KWEB_DKMS:-0} == 1 ]] && want dkms && dkms
   if make_docroot && nginx_up && load; then
     if want http; then
       client_tests "$HTTP_TEST" ipv4 127.0.0.1 --timeout "$CLIENT_TIMEOUT"
