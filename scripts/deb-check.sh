@@ -20,27 +20,11 @@ readonly PKGS=(kweb-dkms kweb-tools)
 readonly UNITS=(kweb.service kweb-log.service)
 readonly CONFFILES=(/etc/kweb/kweb.conf /etc/modprobe.d/kweb.conf
   /etc/logrotate.d/kweb)
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# ok, not_ok, diag and check NAME CMD... (test lines, output on failure).
+# shellcheck source=tests/guest/lib.sh
+. "$REPO/tests/guest/lib.sh"
 LOG=${KWEB_DEB_LOG:-/dev/null}
-failed=0
-
-ok() { echo "ok - deb: $*"; }
-not_ok() { echo "not ok - deb: $*"; failed=1; }
-diag() { head -n "${1:-20}" | sed 's/^/# /'; }
-# check NAME CMD...: one test line from CMD's status, its output as
-# diagnostics on failure (and in $LOG).
-check() {
-  local name=$1 out rc=0
-  shift
-  out=$("$@" 2>&1) || rc=$?
-  printf '+ %s\n%s\n' "$*" "$out" >>"$LOG"
-  if ((rc == 0)); then
-    ok "$name"
-  else
-    not_ok "$name (status $rc)"
-    diag 20 <<<"$out"
-  fi
-  return "$rc"
-}
 
 apt_get() {
   env DEBIAN_FRONTEND=noninteractive apt-get -q -y \
@@ -145,31 +129,31 @@ case $phase in
   install)
     DEBDIR=$(realpath "${1:?usage: $0 install DEBDIR KVER...}")
     shift
-    VER=$(version) || { not_ok "packages found in $DEBDIR"; exit 1; }
+    VER=$(version) || { not_ok "deb: packages found in $DEBDIR"; exit 1; }
     # A run that was stopped halfway may have left them installed.
     purge >>"$LOG" 2>&1
-    check "apt installs kweb-dkms and kweb-tools $VER (DKMS builds kweb.ko)" \
+    check "deb: apt installs kweb-dkms and kweb-tools $VER (DKMS builds kweb.ko)" \
       apt_get install "$DEBDIR/kweb-dkms_${VER}_all.deb" \
       "$DEBDIR"/kweb-tools_"${VER}"_*.deb || exit 1
     for kver in "$@"; do
-      check "DKMS built and installed kweb $VER for $kver" dkms_installed "$kver"
-      check "modinfo -k $kver kweb: DKMS's module, for $kver" is_dkms_module "$kver"
+      check "deb: DKMS built and installed kweb $VER for $kver" dkms_installed "$kver"
+      check "deb: modinfo -k $kver kweb: DKMS's module, for $kver" is_dkms_module "$kver"
     done
     [[ $# -gt 0 ]] &&
-      check "kernel postinst hook builds kweb again for ${*: -1}" \
+      check "deb: kernel postinst hook builds kweb again for ${*: -1}" \
         kernel_hook_rebuilds "${*: -1}"
-    check "kweb-tools: kwebctl, man pages, units verified" tools_installed
-    check "kweb-tools: /etc files are conffiles" conffiles_registered
-    check "kweb-tools: kweb.service and kweb-log.service installed, not enabled" \
+    check "deb: kweb-tools: kwebctl, man pages, units verified" tools_installed
+    check "deb: kweb-tools: /etc files are conffiles" conffiles_registered
+    check "deb: kweb-tools: kweb.service and kweb-log.service installed, not enabled" \
       units_not_enabled
     ;;
   purge)
-    check "apt purges kweb-dkms and kweb-tools" purge
-    check "nothing of kweb-dkms or kweb-tools left" nothing_left "$@"
+    check "deb: apt purges kweb-dkms and kweb-tools" purge
+    check "deb: nothing of kweb-dkms or kweb-tools left" nothing_left "$@"
     ;;
   *)
     echo "usage: $0 install DEBDIR KVER... | purge KVER..." >&2
     exit 2
     ;;
 esac
-exit "$failed"
+((FAILED == 0))

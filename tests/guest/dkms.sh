@@ -27,21 +27,6 @@ KVER=$(uname -r)
 DOCROOT=/var/www/html
 PORT=80
 
-# run NAME CMD...: a test line from CMD's status, its output as diagnostics.
-run() {
-  local name=$1 out rc=0
-  shift
-  out=$("$@" 2>&1) || rc=$?
-  printf '+ %s\n%s\n' "$*" "$out" >>"$LOG"
-  if ((rc == 0)); then
-    ok "$name"
-  else
-    not_ok "$name (status $rc)"
-    diag 20 <<<"$out"
-  fi
-  return "$rc"
-}
-
 # The build ID of a module file (compressed or not), as hex.
 file_build_id() {
   local f=$1 tmp
@@ -127,21 +112,21 @@ main() {
     not_ok "$TAG dkms: kweb not loaded before modprobe"
     return 1
   fi
-  run "$TAG dkms: modinfo finds DKMS's kweb.ko for $KVER" dkms_module_found ||
+  check "$TAG dkms: modinfo finds DKMS's kweb.ko for $KVER" dkms_module_found ||
     return 1
-  run "$TAG dkms: kweb.service's ExecStart: modprobe kweb, kwebctl apply /etc/kweb/kweb.conf" \
+  check "$TAG dkms: kweb.service's ExecStart: modprobe kweb, kwebctl apply /etc/kweb/kweb.conf" \
     unit_run ExecStart || return 1
-  run "$TAG dkms: the module loaded is DKMS's (build ID)" loaded_is_dkms
+  check "$TAG dkms: the module loaded is DKMS's (build ID)" loaded_is_dkms
   if wait_port "$PORT" 10; then
     ok "$TAG dkms: kweb listens on port $PORT"
   else
     not_ok "$TAG dkms: kweb listens on port $PORT"
   fi
-  run "$TAG dkms: GET of a $DOCROOT file: 200 from kweb, its bytes, kweb.conf's Cache-Control" \
+  check "$TAG dkms: GET of a $DOCROOT file: 200 from kweb, its bytes, kweb.conf's Cache-Control" \
     serves_docroot "cache-control: no-cache"
-  run "$TAG dkms: kweb.service's ExecReload: nothing to change" \
+  check "$TAG dkms: kweb.service's ExecReload: nothing to change" \
     reload_changes_nothing
-  run "$TAG dkms: kweb.service's ExecStop unloads kweb" stopped
+  check "$TAG dkms: kweb.service's ExecStop unloads kweb" stopped
   kmsg_mark "dkms ($TAG) end"
 }
 

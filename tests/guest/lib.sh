@@ -49,6 +49,22 @@ result() {
   return 0
 }
 
+# A test line from a command's status, its output as diagnostics on a
+# failure, both in $LOG (a file, or /dev/null): check NAME CMD...
+check() {
+  local name=$1 out rc=0
+  shift
+  out=$("$@" 2>&1) || rc=$?
+  printf '+ %s\n%s\n' "$*" "$out" >>"${LOG:-/dev/null}"
+  if ((rc == 0)); then
+    ok "$name"
+  else
+    not_ok "$name (status $rc)"
+    diag 20 <<<"$out"
+  fi
+  return "$rc"
+}
+
 say() { echo "# $*"; }
 die() { echo "not ok - $*"; exit 1; }
 
