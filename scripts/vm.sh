@@ -186,6 +186,29 @@ if [[ -n $forward ]]; then
   vng_args+=("--qemu-opts=-netdev user,id=n0,hostfwd=tcp:127.0.0.1:${forward%%:*}-:${forward##*:} -device virtio-net-pci,netdev=n0")
 fi
 
+# The guest's root is ours, so virtme's init finds our systemd-udevd and
+# runs it: a coldplug and `udevadm settle` of 30 s on a stock kernel and
+# 200 s on the debug one, for device links nothing of ours uses (vm.sh
+# reads files, not virtio ports). In a mount namespace of its own, vng (and
+# the 9p or virtiofs server it starts) sees /usr/lib/systemd through an
+# overlay that hides systemd-udevd, so the init skips udev; the host's
+# mounts are untouched. Root only; otherwise the guest kills udevd once up.
+no_udev=()
+udevd=/usr/lib/systemd/systemd-udevd
+if ((EUID == 0)) && [[ -e $udevd ]] && command -v unshare >/dev/null; then
+  hide=$rundir/.no-udev
+  mkdir -p "$hide"
+  # shellcheck disable=SC2016 # expanded by the namespace's shell
+  no_udev=(unshare --mount --propagation private sh -ec '
+    mount -t tmpfs kweb-no-udev "$1"
+    mkdir "$1/upper" "$1/work"
+    mknod "$1/upper/${2##*/}" c 0 0
+    mount -t overlay kweb-no-udev \
+      -o "lowerdir=${2%/*},upperdir=$1/upper,workdir=$1/work" "${2%/*}"
+    shift 2
+    exec "$@"' sh "$hide" "$udevd")
+fi
+
 echo "vm.sh: booting $(basename "$image") as '$name' ($cpus vCPUs," \
   "$( ((kvm)) && echo KVM || echo TCG), timeout ${timeout_s}s," \
   "logs in $rundir)" >&2
@@ -195,8 +218,8 @@ boot() {
   start=$SECONDS
   # stdin from /dev/null: QEMU would otherwise put a terminal into raw mode
   # and swallow Ctrl-C; we catch the signal instead and kill the group.
-  setsid timeout --kill-after=15 "$timeout_s" vng "${vng_args[@]}" \
-    </dev/null >"$rundir/vng.log" 2>"$rundir/console.log" &
+  setsid timeout --kill-after=15 "$timeout_s" "${no_udev[@]}" \
+    vng "${vng_args[@]}" </dev/null >"$rundir/vng.log" 2>"$rundir/console.log" &
   vng_pid=$!
   # Follow the guest's output file (it appears once the guest runs
   # COMMAND); tail ends by itself, after a last read, once vng's group
