@@ -268,9 +268,9 @@ def describe(e):
     return str(e) if isinstance(e, Fail) else traceback.format_exc().rstrip()
 
 
-def hostile(name):
+def hostile(name, not_light=None):
     """Register a test followed by the After checks; every failure of
-    the test and of the checks is reported."""
+    the test and of the checks is reported. not_light: see taplib."""
     def deco(fn):
         def run():
             after = After()
@@ -289,7 +289,7 @@ def hostile(name):
                     break
             if errors:
                 raise Fail("\n".join(errors))
-        TESTS.test(name)(run)
+        TESTS.test(name, not_light)(run)
         return fn
     return deco
 
@@ -691,10 +691,6 @@ def t_starved_worker():
 
 TINY_MSS = "tiny MSS (TCP_MAXSEG 88): a large file, exact by sha256"
 
-# Tests not run with --light (the debug kernel), and why.
-NOT_LIGHT = {}
-
-
 @hostile(TINY_MSS)
 def t_tiny_mss():
     # Under TCG with KASAN loopback segments reorder by tens of ms and
@@ -823,15 +819,12 @@ def main():
         return hold()
     if CFG.only:
         TESTS.tests = [t for t in TESTS.tests if re.search(CFG.only, t[0])]
-    if CFG.light:
-        for name, why in NOT_LIGHT.items():
-            note("not run with --light: %s: %s" % (name, why))
-        TESTS.tests = [t for t in TESTS.tests if t[0] not in NOT_LIGHT]
     if CFG.list:
         for name, _ in TESTS.tests:
-            print(name)
+            if not (CFG.light and name in TESTS.not_light):
+                print(name)
         return 0
-    return TESTS.run()
+    return TESTS.run(light=CFG.light)
 
 
 if __name__ == "__main__":

@@ -641,7 +641,9 @@ time.sleep(1)
 """ % FILE
 
 
-@TESTS.test("perf stat -e 'kweb:*' -a: one kweb_request_done for a request")
+@TESTS.test("perf stat -e 'kweb:*' -a: one kweb_request_done for a request",
+            not_light="perf's own start-up, half a minute under KASAN; "
+                      "the events are read through tracefs throughout")
 def t_perf():
     perf = perf_binary()
     # scripts/deps.sh installs linux-perf.
@@ -705,11 +707,13 @@ def main():
                     help="a free port for a second listener")
     ap.add_argument("--timeout", type=float, default=10.0,
                     help="seconds to wait for a response or an event")
+    ap.add_argument("--light", action="store_true",
+                    help="the debug kernel: leave out perf")
     CFG = ap.parse_args()
     CFG.docroot = os.path.realpath(CFG.docroot)
     CFG.listener = 0
     try:
-        return TESTS.run()
+        return TESTS.run(light=CFG.light)
     finally:
         cleanup()
 

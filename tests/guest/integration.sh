@@ -36,9 +36,10 @@ DOCROOT=$BASE/www
 HTTP_TEST=${KWEB_HTTP_TEST:-$REPO/tests/http_test.py}
 DIFF_TEST=${KWEB_DIFF_TEST:-$REPO/tests/diff_test.py}
 # Optional second client (same interface): the fast-path counters, file
-# freshness and a short wrk load; run over IPv4 when present.
+# freshness and a short wrk load (10 s, 5 on the debug kernel); run over
+# IPv4 when present.
 FASTPATH_TEST=${KWEB_FASTPATH_TEST:-$REPO/tests/fastpath_test.py}
-WRK_SECONDS=${KWEB_WRK_SECONDS:-10}
+WRK_SECONDS=${KWEB_WRK_SECONDS:-$( ((${KWEB_LIGHT:-0})) && echo 5 || echo 10)}
 MAKE_DOCROOT=${KWEB_MAKE_DOCROOT:-$REPO/tests/make_docroot.py}
 HANDOFF_TEST=${KWEB_HANDOFF_TEST:-$REPO/tests/handoff_test.py}
 LIMITS_TEST=${KWEB_LIMITS_TEST:-$REPO/tests/limits_test.py}
@@ -701,9 +702,11 @@ ctl() {
   local log_requests=2000
   ((LIGHT)) && log_requests=500
   local HTTP_TIMEOUT=$((HTTP_TIMEOUT + 3 * cli_timeout))
+  local light=()
+  ((LIGHT)) && light=(--light)
   client_tests "$CTL_TEST" ctl 127.0.0.1 --kwebctl "$KWEBCTL" \
     --base "$BASE" --cli-timeout "$cli_timeout" ${cli:+--ynl-cli "$cli"} \
-    --log-requests "$log_requests"
+    --log-requests "$log_requests" "${light[@]}"
   unload
 }
 
@@ -715,8 +718,11 @@ tracepoints() {
   [[ -r $TRACE_TEST ]] || return 0
   load_with "${ROUTES[@]}" keepalive_timeout=$TRACE_KEEPALIVE cache_size=1 ||
     return
+  local light=()
+  ((LIGHT)) && light=(--light)
   client_tests "$TRACE_TEST" trace 127.0.0.1 --kwebctl "$KWEBCTL" \
-    --keepalive-timeout "$TRACE_KEEPALIVE" --timeout "$CLIENT_TIMEOUT"
+    --keepalive-timeout "$TRACE_KEEPALIVE" --timeout "$CLIENT_TIMEOUT" \
+    "${light[@]}"
   unload
 }
 
