@@ -285,10 +285,10 @@ step_deb_purge() {
 
 kver_of() { basename "${1#*/vmlinuz-}"; }
 
-# guest TAG IMAGE TIMEOUT [VM.SH-OPTION...] -- GUEST-CMD...: one boot; its
-# test lines count under TAG, plus a line of our own for the guest
-# finishing at all.
-guest() {
+# vm_cmd TAG IMAGE TIMEOUT [VM.SH-OPTION...] -- GUEST-CMD...: VM_CMD, the
+# scripts/vm.sh command line of one boot.
+VM_CMD=()
+vm_cmd() {
   local tag=$1 image=$2 tmo=$3 vmopts=()
   shift 3
   while (($#)) && [[ $1 != -- ]]; do
@@ -296,33 +296,35 @@ guest() {
     shift
   done
   shift
-  header "guest $tag: booting $(basename "$image") (timeout ${tmo}s)"
-  run_step "$tag" "$REPO/scripts/vm.sh" --name "$tag" --memory 2G \
-    --timeout "$tmo" "${vmopts[@]}" "$image" -- "$@"
-  guest_verdict "$tag" "$tmo"
+  VM_CMD=("$REPO/scripts/vm.sh" --name "$tag" --memory 2G --timeout "$tmo"
+    "${vmopts[@]}" "$image" -- "$@")
+}
+
+# guest TAG IMAGE TIMEOUT [VM.SH-OPTION...] -- GUEST-CMD...: one boot; its
+# test lines count under TAG, plus a line of our own for the guest
+# finishing at all.
+guest() {
+  vm_cmd "$@"
+  header "guest $1: booting $(basename "$2") (timeout ${3}s)"
+  run_step "$1" "${VM_CMD[@]}"
+  guest_verdict "$1" "$3"
 }
 
 # The same, in the background: its output is kept in TAG.stream and read
 # (counted, shown) by guest_bg_wait. Meanwhile the host's own steps and
-# the other guests run: a guest under TCG spends much of its time waiting
-# on timers, and the host has two cores.
+# the other guests run: a guest alone under TCG kept the host's two cores
+# about 60% busy (its tests wait on timers, its vCPUs on each other).
 BG_PID='' BG_TAG='' BG_TMO='' BG_START=0
 guest_bg() {
-  local tag=$1 image=$2 tmo=$3 vmopts=() stream=$KWEB_RESULTS/$1.stream
-  shift 3
-  while (($#)) && [[ $1 != -- ]]; do
-    vmopts+=("$1")
-    shift
-  done
-  shift
-  header "guest $tag: booting $(basename "$image") (timeout ${tmo}s), in the background"
+  local stream=$KWEB_RESULTS/$1.stream
+  vm_cmd "$@"
+  header "guest $1: booting $(basename "$2") (timeout ${3}s), in the background"
   (
     rc=0
-    "$REPO/scripts/vm.sh" --name "$tag" --memory 2G --timeout "$tmo" \
-      "${vmopts[@]}" "$image" -- "$@" >"$stream" 2>>"$LOG" || rc=$?
+    "${VM_CMD[@]}" >"$stream" 2>>"$LOG" || rc=$?
     echo "::rc $rc" >>"$stream"
   ) &
-  BG_PID=$! BG_TAG=$tag BG_TMO=$tmo BG_START=$SECONDS
+  BG_PID=$! BG_TAG=$1 BG_TMO=$3 BG_START=$SECONDS
 }
 
 guest_bg_wait() {
