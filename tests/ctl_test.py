@@ -41,8 +41,9 @@ from taplib import Fail, Suite, check, note  # noqa: E402
 CFG = None
 TESTS = Suite()
 
-# The debug kernel (--light) does without kwebctl's own logic, which is
-# user space: the netlink requests these make are the other tests' too.
+# --light (the debug kernel, and stock 6.1 in make check) does without
+# kwebctl's own logic, which is user space: the netlink requests these
+# make are the other tests' too.
 KWEBCTL_OWN = ("kwebctl's own logic (user space), minutes under KASAN "
                "for requests the other tests make")
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -1912,8 +1913,7 @@ def main():
     ap.add_argument("--log-requests", type=int, default=2000,
                     help="requests of the log rotation test")
     ap.add_argument("--light", action="store_true",
-                    help="the debug kernel: leave out the tests of "
-                         "kwebctl's own logic")
+                    help="leave out the tests of kwebctl's own logic")
     CFG = ap.parse_args()
     CFG.docroot = os.path.realpath(CFG.docroot)
     # A copy nobody may run: the repository can be in root's home.

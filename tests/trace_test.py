@@ -708,7 +708,7 @@ def main():
     ap.add_argument("--timeout", type=float, default=10.0,
                     help="seconds to wait for a response or an event")
     ap.add_argument("--light", action="store_true",
-                    help="the debug kernel: leave out perf")
+                    help="leave out perf")
     CFG = ap.parse_args()
     CFG.docroot = os.path.realpath(CFG.docroot)
     CFG.listener = 0
