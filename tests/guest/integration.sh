@@ -57,7 +57,8 @@ NGINX_BASE=$BASE/nginx
 ROUTES=("dynamic_prefixes=/api/,/dyn/" "dynamic_extensions=.php")
 # Per http_test.py run (199 tests, 10 s deadline each: a server that stops
 # answering would take over half an hour); the guest has its own timeout.
-HTTP_TIMEOUT=${KWEB_HTTP_TIMEOUT:-300}
+# A run takes 60-110 s on a stock kernel, beside the debug guest.
+HTTP_TIMEOUT=${KWEB_HTTP_TIMEOUT:-450}
 # KWEB_LIGHT=1 (the debug kernel, several times slower under TCG): the HTTP
 # and handoff suites over IPv4 only; the stock kernels run both families.
 LIGHT=${KWEB_LIGHT:-0}
