@@ -16,7 +16,7 @@ TAG=${4:-debug}
 
 rc=0
 "$HERE/kunit.sh" "$TEST_KO" "$RUN_DIR" "$TAG" || rc=1
-# The network fuzz sends 600 mutated requests here: the first 600 of stock
+# The network fuzz sends 400 mutated requests here: the first 400 of stock
 # 6.1's 5,000 (the same seed). A connection costs the debug kernel
 # (KASAN, lockdep, kmemleak) about ten times what it costs a stock one,
 # nearly all of it TCP work in the sender's system calls and softirq:
@@ -28,8 +28,8 @@ rc=0
 # A FIN that the stock kernels send within 2 s of a closing response can
 # take longer here: the HTTP clients wait up to KWEB_CLOSE_WAIT for it.
 KWEB_LIGHT=1 KWEB_CLOSE_WAIT=${KWEB_CLOSE_WAIT:-6} \
-  KWEB_NETFUZZ_COUNT=${KWEB_NETFUZZ_COUNT:-600} \
-  KWEB_NETFUZZ_MIN_COUNT=${KWEB_NETFUZZ_MIN_COUNT:-600} \
+  KWEB_NETFUZZ_COUNT=${KWEB_NETFUZZ_COUNT:-400} \
+  KWEB_NETFUZZ_MIN_COUNT=${KWEB_NETFUZZ_MIN_COUNT:-400} \
   KWEB_NETFUZZ_TIME_LIMIT=${KWEB_NETFUZZ_TIME_LIMIT:-300} \
   "$HERE/integration.sh" "$KO" "$RUN_DIR" "$TAG" || rc=1
 exit "$rc"
