@@ -303,15 +303,18 @@ def check_conn(ctx, conn, resp, mode):
 # Registry and runner
 
 TESTS = []      # (name, function, args, timeout factor)
+NOT_LIGHT = {}  # name: why --light (the debug kernel) does without it
 
 
-def add(name, fn, *args, factor=1):
+def add(name, fn, *args, factor=1, not_light=None):
     TESTS.append((name, fn, args, factor))
+    if not_light:
+        NOT_LIGHT[name] = not_light
 
 
-def test(name, factor=1):
+def test(name, factor=1, not_light=None):
     def deco(fn):
-        add(name, fn, factor=factor)
+        add(name, fn, factor=factor, not_light=not_light)
         return fn
     return deco
 
@@ -353,6 +356,9 @@ def main():
                     help="UID:GID the server opens files as (kweb's user= "
                          "and group=)")
     ap.add_argument("--list", action="store_true", help="list test names")
+    ap.add_argument("--light", action="store_true",
+                    help="leave out the repeats marked not_light (the debug "
+                         "kernel, several times slower under TCG)")
     CFG = ap.parse_args()
     CFG.docroot = os.path.abspath(CFG.docroot)
     CFG.identity = tuple(int(x) for x in CFG.identity.split(":"))
@@ -362,12 +368,17 @@ def main():
     CFG.secret_path = os.path.join(os.path.dirname(CFG.docroot), "outside", "secret.txt")
 
     selected = [t for t in TESTS if not CFG.only or re.search(CFG.only, t[0])]
+    if CFG.light:
+        selected = [t for t in selected if t[0] not in NOT_LIGHT]
     if CFG.list:
         for name, *_ in selected:
             print(name)
         return 0
     print("1..%d" % len(selected))
     print("# kweb http_test: %s port %d, docroot %s" % (CFG.host, CFG.port, CFG.docroot))
+    if CFG.light:
+        for name, why in NOT_LIGHT.items():
+            print("# not run with --light: %s (%s)" % (name, why))
     passed = failed = 0
     times = []
     for n, (name, fn, args, factor) in enumerate(selected, 1):
@@ -442,7 +453,9 @@ def t_head(ctx, rel):
 for _rel in ["small.txt", "a.html", "a.png", "empty.txt", "noext", "big.bin"]:
     # The GET after the HEAD reads the whole file: 10 MiB for big.bin.
     add("HEAD /%s: GET's fields, no body, connection reusable" % _rel, t_head, _rel,
-        factor=3 if _rel == "big.bin" else 1)
+        factor=3 if _rel == "big.bin" else 1,
+        not_light="HEAD of the other files; GET /big.bin" if _rel == "big.bin"
+        else None)
 
 
 # -- precompressed files ------------------------------------------------------
@@ -547,7 +560,8 @@ def t_big(ctx, ranges, times):
 add("GET /big.bin: 10 MiB, exact bytes", t_big, [None], 1, factor=3)
 add("GET /big.bin Range in the middle (2 MiB and 99 bytes)", t_big,
     [(4194304, 6291455), (5000001, 5000099)], 1, factor=3)
-add("GET /big.bin twice on one keep-alive connection", t_big, [None], 2, factor=5)
+add("GET /big.bin twice on one keep-alive connection", t_big, [None], 2, factor=5,
+    not_light="GET /big.bin once; keep-alive reuse after other files")
 
 
 # -- connection handling -----------------------------------------------------
@@ -1039,7 +1053,8 @@ def t_parallel(ctx):
     ctx.check(not errs, "%d failures, first: %s" % (len(errs), errs[:3]))
 
 
-@test("200 sequential short connections (Connection: close / HTTP/1.0)", factor=3)
+@test("200 sequential short connections (Connection: close / HTTP/1.0)", factor=3,
+      not_light="every other test's connections open and close")
 def t_sequential(ctx):
     f = F("small.txt")
     for i in range(200):
