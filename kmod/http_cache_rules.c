@@ -148,26 +148,17 @@ static int kweb_cc_rule(struct kweb_cache_rule *r, const char *p, size_t len)
 
 int kweb_cache_rules_parse(struct kweb_cache_rules *rules, const char *text)
 {
+	struct kweb_list_walk w;
 	struct kweb_cache_rule r;
-	const char *s = text, *end;
+	const char *s;
 	size_t len;
 	int err;
 
 	memset(rules, 0, sizeof(*rules));
 	if (!text || !*text)
 		return 0;
-	for (;;) {
-		end = strchr(s, ';');
-		len = end ? (size_t)(end - s) : strlen(s);
-		while (len && kweb_http_ows(s[0])) {
-			s++;
-			len--;
-		}
-		while (len && kweb_http_ows(s[len - 1]))
-			len--;
-		/* Nothing after the last ';' is a trailing ';', not a rule. */
-		if (!end && !len && rules->nr)
-			return 0;
+	kweb_list_walk_init(&w, text);
+	while (kweb_list_next(&w, &s, &len)) {
 		err = kweb_cc_rule(&r, s, len);
 		if (!err && rules->nr == KWEB_CACHE_RULES_MAX)
 			err = -E2BIG;
@@ -176,10 +167,8 @@ int kweb_cache_rules_parse(struct kweb_cache_rules *rules, const char *text)
 			return err;
 		}
 		rules->r[rules->nr++] = r;
-		if (!end)
-			return 0;
-		s = end + 1;
 	}
+	return 0;
 }
 
 static bool kweb_cc_ends_with_ci(const char *s, size_t len,

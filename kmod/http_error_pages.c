@@ -116,8 +116,9 @@ static int kweb_ep_entry(struct kweb_error_pages *pages, const char *p,
 int kweb_error_pages_parse(struct kweb_error_pages *pages, const char *text)
 {
 	u8 seen[KWEB_EP_SEEN_BYTES];
-	const char *s = text, *end;
+	struct kweb_list_walk w;
 	unsigned int total = 0;
+	const char *s;
 	size_t len;
 	int err;
 
@@ -125,24 +126,11 @@ int kweb_error_pages_parse(struct kweb_error_pages *pages, const char *text)
 	if (!text || !*text)
 		return 0;
 	memset(seen, 0, sizeof(seen));
-	for (;;) {
-		end = strchr(s, ';');
-		len = end ? (size_t)(end - s) : strlen(s);
-		while (len && kweb_http_ows(s[0])) {
-			s++;
-			len--;
-		}
-		while (len && kweb_http_ows(s[len - 1]))
-			len--;
-		/* Nothing after the last ';' is a trailing ';', not an entry. */
-		if (!end && !len && total)
-			break;
+	kweb_list_walk_init(&w, text);
+	while (kweb_list_next(&w, &s, &len)) {
 		err = kweb_ep_entry(pages, s, len, seen, &total);
 		if (err)
 			goto fail;
-		if (!end)
-			break;
-		s = end + 1;
 	}
 	/* More than 200 statuses would have repeated one: total is small. */
 	if (total > KWEB_ERROR_PAGES_MAX) {

@@ -45,4 +45,46 @@ static inline bool kweb_http_ieq(const char *p, size_t len, const char *lc)
 	return !lc[len];
 }
 
+/*
+ * A setting's ';'-separated list (cache_rules, error_pages): a walk over
+ * its elements, OWS trimmed. The empty element after a last ';' ends the
+ * list; any other empty one is yielded, for the caller to refuse.
+ */
+struct kweb_list_walk {
+	const char *pos;	/* NULL once the last element was yielded */
+	bool started;
+};
+
+static inline void kweb_list_walk_init(struct kweb_list_walk *w,
+				       const char *text)
+{
+	w->pos = text;
+	w->started = false;
+}
+
+static inline bool kweb_list_next(struct kweb_list_walk *w,
+				  const char **elem, size_t *len)
+{
+	const char *s = w->pos, *end;
+	size_t n;
+
+	if (!s)
+		return false;
+	end = strchr(s, ';');
+	n = end ? (size_t)(end - s) : strlen(s);
+	while (n && kweb_http_ows(s[0])) {
+		s++;
+		n--;
+	}
+	while (n && kweb_http_ows(s[n - 1]))
+		n--;
+	w->pos = end ? end + 1 : NULL;
+	if (!end && !n && w->started)
+		return false;
+	w->started = true;
+	*elem = s;
+	*len = n;
+	return true;
+}
+
 #endif /* KWEB_HTTP_TOKEN_H */
