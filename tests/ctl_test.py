@@ -19,7 +19,6 @@ family call through the kernel's generic ynl CLI. Everything changed is put back
 exit status 0 iff none failed.
 """
 
-import argparse
 import email.utils
 import http.client
 import json
@@ -36,7 +35,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from taplib import Fail, Suite, check, note  # noqa: E402
+from taplib import Fail, Suite, check, client_args, note  # noqa: E402
 
 CFG = None
 TESTS = Suite()
@@ -1891,13 +1890,10 @@ def t_ynl_cli():
 
 def main():
     global CFG
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--host", default="127.0.0.1")
-    ap.add_argument("--port", type=int, default=80)
+    ap = client_args(__doc__, timeout=30.0)
     ap.add_argument("--port2", type=int, default=8091,
                     help="free ports for more listeners: this, the next "
                          "four, the fifth and the ninth after it")
-    ap.add_argument("--docroot", required=True)
     ap.add_argument("--cli-timeout", type=float, default=60,
                     help="seconds for each run of the kernel's ynl CLI and "
                          "of each command in another namespace")
@@ -1909,7 +1905,6 @@ def main():
     ap.add_argument("--spec", default=os.path.join(REPO, "uapi", "kweb.yaml"))
     ap.add_argument("--uapi", default=os.path.join(REPO, "uapi", "linux",
                                                    "kweb.h"))
-    ap.add_argument("--timeout", type=float, default=30.0)
     ap.add_argument("--log-requests", type=int, default=2000,
                     help="requests of the log rotation test")
     ap.add_argument("--light", action="store_true",

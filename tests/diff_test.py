@@ -24,7 +24,6 @@ Error pages differ by their signature only ("nginx" and "kweb", and
 nginx's older reason for 416): the reference's is read as kweb's. Python 3.9+ standard library only.
 """
 
-import argparse
 import email.utils
 import json
 import os
@@ -368,13 +367,8 @@ def t_vhosts():
 
 def main():
     global CFG
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--host", default="127.0.0.1")
-    ap.add_argument("--port", type=int, default=80)
+    ap = taplib.client_args(__doc__, timeout_help="seconds per request")
     ap.add_argument("--nginx-port", type=int, default=8083)
-    ap.add_argument("--docroot", required=True)
-    ap.add_argument("--timeout", type=float, default=10.0,
-                    help="seconds per request")
     ap.add_argument("--kwebctl", help="add a listener with CACHE_RULES")
     ap.add_argument("--listener-port", type=int, default=8097)
     ap.add_argument("--vhost-port", type=int, default=8098,

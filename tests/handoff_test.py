@@ -39,7 +39,6 @@ failed. Each test has its own deadline (--timeout seconds, a multiple for
 the heavy ones), so a hang fails that test and the run goes on.
 """
 
-import argparse
 import base64
 import calendar
 import hashlib
@@ -59,7 +58,7 @@ import traceback
 from email.utils import formatdate
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from taplib import slowest  # noqa: E402
+from taplib import client_args, slowest  # noqa: E402
 from httplib_raw import (Connection, NoResponse, ProtocolError,  # noqa: E402
                          Timeout, format_host, show)
 
@@ -543,13 +542,9 @@ def run_one(fn, args, ctx):
 
 def main():
     global CFG
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--host", default="127.0.0.1")
-    ap.add_argument("--port", type=int, default=80)
-    ap.add_argument("--docroot", required=True)
+    ap = client_args(__doc__, timeout_help="seconds per test "
+                     "(heavy tests get a multiple)")
     ap.add_argument("--only", help="run only tests whose name matches this regex")
-    ap.add_argument("--timeout", type=float, default=10.0,
-                    help="seconds per test (heavy tests get a multiple)")
     ap.add_argument("--list", action="store_true", help="list test names")
     ap.add_argument("--client-addr", help="source address of every connection")
     ap.add_argument("--backend-port", type=int, default=8080)

@@ -21,7 +21,6 @@ kweb must be loaded with header_timeout=S (a few seconds). Tests:
 TAP output, "# N passed, N failed"; exit status 0 iff none failed.
 """
 
-import argparse
 import os
 import select
 import socket
@@ -33,7 +32,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from httplib_raw import (Connection, NoResponse, ProtocolError,  # noqa: E402
                          Timeout, show)
-from taplib import Suite, check, note  # noqa: E402
+from taplib import Suite, check, client_args, note  # noqa: E402
 
 CFG = None
 TESTS = Suite()
@@ -375,10 +374,7 @@ def t_churn():
 
 def main():
     global CFG
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--host", default="127.0.0.1")
-    ap.add_argument("--port", type=int, default=80)
-    ap.add_argument("--docroot", required=True)
+    ap = client_args(__doc__, timeout=None)
     ap.add_argument("--header-timeout", type=int, required=True)
     ap.add_argument("--margin", type=int, default=5,
                     help="seconds allowed past header_timeout")

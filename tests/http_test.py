@@ -19,7 +19,6 @@ the docroot nor a line of /etc/passwd.
 signature; it only exists to check this client against another server.
 """
 
-import argparse
 import calendar
 import hashlib
 import json
@@ -34,7 +33,7 @@ import urllib.parse
 from email.utils import formatdate
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from taplib import slowest  # noqa: E402
+from taplib import client_args, slowest  # noqa: E402
 from httplib_raw import (Connection, NoResponse, ProtocolError,  # noqa: E402
                          Timeout, format_host, show)
 
@@ -344,13 +343,9 @@ def run_one(fn, args, ctx):
 
 def main():
     global CFG
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--host", default="127.0.0.1")
-    ap.add_argument("--port", type=int, default=8080)
-    ap.add_argument("--docroot", required=True)
+    ap = client_args(__doc__, port=8080, timeout_help="seconds per test "
+                     "(heavy tests get a multiple)")
     ap.add_argument("--only", help="run only tests whose name matches this regex")
-    ap.add_argument("--timeout", type=float, default=10.0,
-                    help="seconds per test (heavy tests get a multiple)")
     ap.add_argument("--server-name", dest="server", default="kweb")
     ap.add_argument("--identity", default="65534:65534",
                     help="UID:GID the server opens files as (kweb's user= "

@@ -15,7 +15,6 @@ kweb takes new connections again. TAP output, "# N passed, N failed", exit
 status 0 iff none failed.
 """
 
-import argparse
 import os
 import re
 import sys
@@ -23,7 +22,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from httplib_raw import ClosedWhileSending, Connection, NoResponse, show  # noqa: E402
-from taplib import Fail, Suite, check  # noqa: E402
+from taplib import Fail, Suite, check, client_args  # noqa: E402
 
 CFG = None
 TESTS = Suite()
@@ -187,16 +186,12 @@ def t_max_conns_closed():
 
 def main():
     global CFG
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--host", default="127.0.0.1")
-    ap.add_argument("--port", type=int, default=80)
-    ap.add_argument("--docroot", required=True)
+    ap = client_args(__doc__, timeout=30.0)
     ap.add_argument("--max-connections", type=int, required=True)
     ap.add_argument("--max-requests", type=int, required=True)
     ap.add_argument("--params", default="/sys/module/kweb/parameters")
     ap.add_argument("--proc", default="/proc/net/kweb")
     ap.add_argument("--unused-port", type=int, default=8099)
-    ap.add_argument("--timeout", type=float, default=30.0)
     CFG = ap.parse_args()
 
     return TESTS.run()

@@ -12,6 +12,9 @@ tests in order, one after another (limits_test.py, hardening_test.py).
 
     sys.exit(TESTS.run(light=args.light))
 
+client_args() starts every guest client's command line: the server's
+--host, --port and --docroot, and --timeout.
+
 Output: `ok N - name` or `not ok N - name` with `# ` diagnostics, then
 `# slowest: ...` and `# N passed, N failed`; run() returns the exit
 status, 0 iff none failed. run(light=True) (the debug kernel, several
@@ -20,6 +23,7 @@ note each: tests whose time goes to user space rather than to kernel
 paths the others do not reach.
 """
 
+import argparse
 import sys
 import time
 import traceback
@@ -36,6 +40,20 @@ def check(cond, msg):
 
 def note(msg):
     print("# " + msg)
+
+
+def client_args(doc, port=80, timeout=10.0, timeout_help=None):
+    """An ArgumentParser (described by doc's first paragraph) with what
+    every guest client takes: the server's --host, --port and --docroot,
+    and --timeout in seconds (none if timeout is None)."""
+    ap = argparse.ArgumentParser(description=(doc or "").split("\n\n")[0])
+    ap.add_argument("--host", default="127.0.0.1")
+    ap.add_argument("--port", type=int, default=port)
+    ap.add_argument("--docroot", required=True)
+    if timeout is not None:
+        ap.add_argument("--timeout", type=float, default=timeout,
+                        help=timeout_help)
+    return ap
 
 
 def slowest(times, n=5):

@@ -29,7 +29,6 @@ its response head, then sleep --hold-seconds and exit. Nothing else runs.
 TAP output, "# N passed, N failed"; exit status 0 iff none failed.
 """
 
-import argparse
 import hashlib
 import os
 import random
@@ -43,7 +42,7 @@ import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from httplib_raw import ProtocolError, format_host, parse_head, show  # noqa: E402
-from taplib import Fail, Suite, check, note  # noqa: E402
+from taplib import Fail, Suite, check, client_args, note  # noqa: E402
 
 CFG = None
 TESTS = Suite()
@@ -798,12 +797,8 @@ def hold():
 
 def main():
     global CFG
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--host", default="127.0.0.1")
-    ap.add_argument("--port", type=int, default=80)
-    ap.add_argument("--docroot", required=True)
-    ap.add_argument("--timeout", type=float, default=10.0,
-                    help="seconds a blocking call may take")
+    ap = client_args(
+        __doc__, timeout_help="seconds a blocking call may take")
     ap.add_argument("--close-wait", type=float, default=15.0,
                     help="seconds kweb may take to drop a closed connection")
     ap.add_argument("--light", action="store_true",

@@ -25,7 +25,6 @@ wrapper). Everything is switched off and cleared
 again. TAP output, "# N passed, N failed", exit status 0 iff none failed.
 """
 
-import argparse
 import glob
 import json
 import os
@@ -38,7 +37,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from taplib import Fail, Suite, check, note  # noqa: E402
+from taplib import Fail, Suite, check, client_args, note  # noqa: E402
 
 CFG = None
 TESTS = Suite()
@@ -694,10 +693,8 @@ def cleanup():
 
 def main():
     global CFG
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--host", default="127.0.0.1")
-    ap.add_argument("--port", type=int, default=80)
-    ap.add_argument("--docroot", required=True)
+    ap = client_args(
+        __doc__, timeout_help="seconds to wait for a response or an event")
     ap.add_argument("--kwebctl", default=os.path.join(REPO, "userctl",
                                                       "kwebctl"))
     ap.add_argument("--keepalive-timeout", type=int, default=0,
@@ -705,8 +702,6 @@ def main():
                          "for (0: not tested)")
     ap.add_argument("--port2", type=int, default=8099,
                     help="a free port for a second listener")
-    ap.add_argument("--timeout", type=float, default=10.0,
-                    help="seconds to wait for a response or an event")
     ap.add_argument("--light", action="store_true",
                     help="leave out perf")
     CFG = ap.parse_args()
