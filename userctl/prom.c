@@ -101,29 +101,19 @@ static const struct kc_prom_metric kc_prom_metrics[] = {
 	  NULL, { { KWEB_A_STATS_LOG_DROPPED, NULL } } },
 };
 
-/* HELP text: a backslash and a line feed are escaped, quotes are not. */
-static void kc_prom_put_help(FILE *f, const char *s)
+/*
+ * HELP text and label values: a backslash and a line feed are escaped,
+ * and in a label value (quoted) a '"' too.
+ */
+static void kc_prom_put_escaped(FILE *f, const char *s, bool quoted)
 {
 	for (; *s; s++) {
 		if (*s == '\\')
 			fputs("\\\\", f);
 		else if (*s == '\n')
 			fputs("\\n", f);
-		else
-			fputc(*s, f);
-	}
-}
-
-/* A label value: the same, and '"' too. */
-static void kc_prom_put_value(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		if (*s == '"')
+		else if (*s == '"' && quoted)
 			fputs("\\\"", f);
-		else if (*s == '\\')
-			fputs("\\\\", f);
-		else if (*s == '\n')
-			fputs("\\n", f);
 		else
 			fputc(*s, f);
 	}
@@ -133,7 +123,7 @@ void kc_prom_head(FILE *f, const char *name, const char *type,
 		  const char *help)
 {
 	fprintf(f, "# HELP %s ", name);
-	kc_prom_put_help(f, help);
+	kc_prom_put_escaped(f, help, false);
 	fprintf(f, "\n# TYPE %s %s\n", name, type);
 }
 
@@ -146,7 +136,7 @@ void kc_prom_sample(FILE *f, const char *name,
 	fputs(name, f);
 	for (i = 0; i < nr_labels; i++) {
 		fprintf(f, "%s%s=\"", i ? "," : "{", labels[i].name);
-		kc_prom_put_value(f, labels[i].value);
+		kc_prom_put_escaped(f, labels[i].value, true);
 		fputc('"', f);
 	}
 	fprintf(f, "%s %" PRIu64 "\n", nr_labels ? "}" : "", value);
