@@ -30,19 +30,20 @@ export KWEB_RESULTS=${KWEB_RESULTS:-$KWEB_CACHE/results/$STAMP}
 readonly LOG=$KWEB_RESULTS/check.log
 # Guests: bounded, but generous for TCG (the stock guests run the HTTP
 # and handoff suites three times: plain, with SYN cookies, under a SYN
-# flood), and for sharing the host: the debug guest, which runs beside
-# all the others, took 40 minutes of a slow host alone, and a stock guest
-# beside it 30 (19 alone). The bounds still leave CI's 90 minutes room
-# for the summary.
+# flood), and for sharing the host: on a slow host the debug guest,
+# which runs beside all the others, took 64-77 minutes, and a stock
+# guest beside it 28-31 (19 alone). The debug guest starts within two
+# minutes: its bound still ends it before CI's 90.
 readonly GUEST_TIMEOUT=${KWEB_GUEST_TIMEOUT:-2700}
-readonly DEBUG_GUEST_TIMEOUT=${KWEB_DEBUG_GUEST_TIMEOUT:-4500}
+readonly DEBUG_GUEST_TIMEOUT=${KWEB_DEBUG_GUEST_TIMEOUT:-5000}
 readonly FS_GUEST_TIMEOUT=${KWEB_FS_GUEST_TIMEOUT:-1500}
 # The HTTP and handoff suites run again with SYN cookies (every
 # connection one) on 6.1 and the debug kernel (there the handoff suite
 # only), and under a SYN flood (cookies when the SYN queue is full) on
 # 6.12: each condition once per kernel, to keep within the time budget.
-# --quick runs stock 6.12 only, with both.
-SKIP61=synflood
+# --quick runs stock 6.12 only, with both. The differential test against
+# nginx compares pure logic: 6.12 runs it.
+SKIP61="synflood diff"
 SKIP612=syncookies
 # The debug kernel also does without the fast-path counters and wrk load,
 # the file-identity, hardening (slowloris, file churn) and tracepoint

@@ -623,10 +623,15 @@ cookies_used() {
 # The HTTP and handoff suites over IPv4 (the debug kernel: the handoff
 # suite only) on the loaded kweb.
 syn_clients() {
+  local only=()
+  # The debug kernel: handoffs of cookie connections, without the one
+  # test that first sends the 10 MiB file (90 s there; the plain handoff
+  # suite has it).
+  ((LIGHT)) && only=(--only '^(?!keep-alive: POST arrives while kweb still sends)')
   ((LIGHT)) ||
     client_tests "$HTTP_TEST" "$1-ipv4" 127.0.0.1 --timeout "$CLIENT_TIMEOUT"
   client_tests "$HANDOFF_TEST" "$1-handoff-ipv4" 127.0.0.1 \
-    --client-addr 127.0.0.2 --timeout "$CLIENT_TIMEOUT"
+    --client-addr 127.0.0.2 --timeout "$CLIENT_TIMEOUT" "${only[@]}"
 }
 
 # The HTTP and handoff suites, and the limits suite's connection limit
