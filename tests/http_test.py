@@ -33,7 +33,7 @@ import urllib.parse
 from email.utils import formatdate
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from taplib import client_args, slowest  # noqa: E402
+from taplib import client_args, drop_not_light, slowest  # noqa: E402
 from httplib_raw import (Connection, NoResponse, ProtocolError,  # noqa: E402
                          Timeout, format_host, show)
 
@@ -364,16 +364,13 @@ def main():
 
     selected = [t for t in TESTS if not CFG.only or re.search(CFG.only, t[0])]
     if CFG.light:
-        selected = [t for t in selected if t[0] not in NOT_LIGHT]
+        selected = drop_not_light(selected, NOT_LIGHT)
     if CFG.list:
         for name, *_ in selected:
             print(name)
         return 0
     print("1..%d" % len(selected))
     print("# kweb http_test: %s port %d, docroot %s" % (CFG.host, CFG.port, CFG.docroot))
-    if CFG.light:
-        for name, why in NOT_LIGHT.items():
-            print("# not run with --light: %s (%s)" % (name, why))
     passed = failed = 0
     times = []
     for n, (name, fn, args, factor) in enumerate(selected, 1):

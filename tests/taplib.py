@@ -42,6 +42,14 @@ def note(msg):
     print("# " + msg)
 
 
+def drop_not_light(tests, not_light):
+    """tests (tuples, the name first) without those not_light names, with
+    a note for each left out: what --light does."""
+    for name, why in not_light.items():
+        note("not run with --light: %s: %s" % (name, why))
+    return [t for t in tests if t[0] not in not_light]
+
+
 def client_args(doc, port=80, timeout=10.0, timeout_help=None):
     """An ArgumentParser (described by doc's first paragraph) with what
     every guest client takes: the server's --host, --port and --docroot,
@@ -78,9 +86,7 @@ class Suite:
 
     def run(self, light=False):
         if light:
-            for name, why in self.not_light.items():
-                note("not run with --light: %s: %s" % (name, why))
-            self.tests = [t for t in self.tests if t[0] not in self.not_light]
+            self.tests = drop_not_light(self.tests, self.not_light)
         passed = failed = 0
         times = []
         for i, (name, fn) in enumerate(self.tests, 1):

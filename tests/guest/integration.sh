@@ -489,7 +489,6 @@ NETNS_WAIT=${KWEB_NETNS_WAIT:-20}
 # no fork, which costs a good part of a second on the debug kernel.
 tcp_orphans() {
   local tag
-  ORPHANS=0
   while read -r tag _ _ _ ORPHANS _; do
     [[ $tag == TCP: ]] && return
   done </proc/net/sockstat
