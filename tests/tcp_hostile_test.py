@@ -214,6 +214,33 @@ def netstat():
     return out
 
 
+class Seen:
+    """What the kernel and kweb counted since it was made, and the port's
+    sockets at the moments snapped: the story of a failure."""
+
+    def __init__(self):
+        self.t0 = time.monotonic()
+        self.tcp, self.kweb = netstat(), counters()
+        self.snaps = []
+
+    def snap(self, what):
+        r = subprocess.run(["ss", "-tinoH", "state", "all",
+                            "( sport = :%d )" % CFG.port],
+                           capture_output=True, text=True, timeout=60)
+        self.snaps.append("%.1f s, %s: %s" % (
+            time.monotonic() - self.t0, what,
+            " ".join(r.stdout.split()) or "no socket"))
+
+    def show(self):
+        def delta(old, new):
+            return ", ".join("%s +%d" % (k, v - old.get(k, 0))
+                             for k, v in sorted(new.items())
+                             if v != old.get(k, 0) and k != "port")
+        return "after %.1f s: TcpExt %s; kweb %s; sockets %s" % (
+            time.monotonic() - self.t0, delta(self.tcp, netstat()),
+            delta(self.kweb, counters()), "; ".join(self.snaps))
+
+
 def kmsg():
     p = subprocess.run(["dmesg", "--notime"], capture_output=True, text=True,
                        timeout=60)
@@ -715,14 +742,42 @@ def t_tiny_mss():
 # ---------------------------------------------------------------------------
 # An orphan's timers
 
-def lo_loss(on):
-    """Drop every packet on lo, or stop dropping: a FIFO of no room
-    (every kernel has pfifo; the debug one has no netem)."""
-    cmd = ["tc", "qdisc", "add" if on else "del", "dev", "lo", "root"]
-    if on:
-        cmd += ["pfifo", "limit", "0"]
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    check(r.returncode == 0, "%s: %s" % (" ".join(cmd), r.stderr.strip()))
+class LoLoss:
+    """Drops every packet on lo while on: a FIFO of no room as its root
+    qdisc (every kernel has pfifo; the debug one has no netem). One tc
+    reads its commands from a pipe, so that switching costs no fork: a
+    fork takes seconds on a loaded debug guest, and a loss that long also
+    drops the probes the test waits for."""
+
+    def __init__(self):
+        self.tc = subprocess.Popen(
+            ["stdbuf", "-oL", "tc", "-batch", "-"], stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+            bufsize=1)
+        self.on = False
+        self._do("")
+
+    def _do(self, cmd):
+        # Each command is followed by a show: its line says it is done.
+        self.tc.stdin.write("%sqdisc show dev lo\n" % cmd)
+        self.tc.stdin.flush()
+        line = self.tc.stdout.readline()
+        check(line.startswith("qdisc "), "tc: %s%s" % (cmd, line.strip()))
+        return line
+
+    def set(self, on):
+        if on != self.on:
+            line = self._do("qdisc %s dev lo root%s\n" % (
+                "add" if on else "del", " pfifo limit 0" if on else ""))
+            check(("pfifo" in line) == on, "tc: lo's qdisc is %s" % line)
+            self.on = on
+
+    def close(self):
+        if self.on:
+            subprocess.run(["tc", "qdisc", "del", "dev", "lo", "root"],
+                           capture_output=True)
+        self.tc.stdin.close()
+        self.tc.wait()
 
 
 @hostile("kweb closes (linger timeout) with its response queued to a zero "
@@ -737,19 +792,23 @@ def t_orphan_window_lost():
     want = docfile(target.lstrip("/"))
     # A tiny window that is never read: kweb queues the rest and its FIN,
     # lingers for the client's FIN (5 s), and closes.
-    base = counters().get("connections_open", 0)
-    s = connect(rcvbuf=4096)
-    s.sendall(req(target, close=True))
-    time.sleep(0.5)
-    deadline = time.monotonic() + CFG.close_wait
-    while counters().get("connections_open", 0) > base and \
-            time.monotonic() < deadline:
-        time.sleep(0.1)
-    check(counters().get("connections_open", 0) == base,
-          "kweb still holds the connection after %.0f s" % CFG.close_wait)
-    data = bytearray()
-    lo_loss(True)
+    loss = LoLoss()
     try:
+        base = counters().get("connections_open", 0)
+        seen = Seen()
+        s = connect(rcvbuf=4096)
+        s.sendall(req(target, close=True))
+        time.sleep(0.5)
+        deadline = time.monotonic() + CFG.close_wait
+        while counters().get("connections_open", 0) > base and \
+                time.monotonic() < deadline:
+            time.sleep(0.1)
+        check(counters().get("connections_open", 0) == base,
+              "kweb still holds the connection after %.0f s" %
+              CFG.close_wait)
+        seen.snap("after kweb's close")
+        data = bytearray()
+        loss.set(True)
         # Reading sends the window update, which is dropped.
         s.setblocking(False)
         try:
@@ -760,16 +819,19 @@ def t_orphan_window_lost():
                 data += chunk
         except BlockingIOError:
             pass
-        time.sleep(0.5)
+        time.sleep(0.2)
+        loss.set(False)
     finally:
-        lo_loss(False)
+        loss.close()
     # Probes back off to seconds apart: wait for three times the usual.
     rest, how = read_all(s, idle=CFG.timeout * 3, limit=CFG.timeout * 20)
     data += rest
+    if how != "eof":
+        seen.snap("at the end")
     resps, extra = split_responses(bytes(data))
     check(len(resps) == 1 and not extra and how == "eof",
-          "%d responses, %d bytes more (%d in all), ended by %s" %
-          (len(resps), len(extra), len(data), how))
+          "%d responses, %d bytes more (%d in all), ended by %s; %s" %
+          (len(resps), len(extra), len(data), how, seen.show()))
     code, f, body = resps[0]
     check(code == 200 and body == want,
           "status %d, %d bytes; want 200, %d" % (code, len(body), size))
