@@ -156,6 +156,12 @@ static bool kweb_handoff_move(struct kweb_server *srv, struct sock *sk,
 	bool queued;
 
 	sock_hold(sk);
+	/*
+	 * Before BHs go off: the upgrade allocates with GFP_KERNEL where
+	 * netns references are tracked. Unlocked is safe: until sk is
+	 * queued, only kweb looks at its sk_net_refcnt.
+	 */
+	kweb_sk_net_refcnt_upgrade(sk);
 	local_bh_disable();
 	bh_lock_sock(sk);
 	queued = __kweb_handoff_move(srv, sk, req, lsk);
