@@ -14,7 +14,10 @@ started from scratch, and on each side every row (workload x file set):
                handoff  nginx behind kweb (kweb loaded with
                         dynamic_prefixes=/b/, so every connection is handed
                         to nginx on the backend port) against nginx alone
-  workloads    httperf  one connection per request, serialized
+  workloads    httperf  one connection per request, serialized: each
+                        connection's latency, the client's included
+               httperf4  the same from 4 httperf processes at once: the
+                        connection rate the guest's CPUs can sustain
                wrk16    wrk, keep-alive, 16 connections
                wrk256   wrk, keep-alive, 256 connections
   file sets    spec     SPECweb99 classes: 35% 0.1-0.9 KiB, 50% 1-9 KiB,
@@ -90,7 +93,9 @@ FIXED = {"1k": 1024, "64k": 64 * 1024, "1m": 1024 * 1024}
 PRECOMPRESSED = {"64kgz": (PREFIX + "64k.js", 64 * 1024, "gzip")}
 FILESETS = ("spec", "1k", "64k", "1m", "64kgz")
 WORKLOADS = {
+    # httperf: "conns" processes at once, each one connection at a time.
     "httperf": {"tool": "httperf", "conns": 1},
+    "httperf4": {"tool": "httperf", "conns": 4},
     "wrk16": {"tool": "wrk", "conns": 16},
     "wrk256": {"tool": "wrk", "conns": 256},
 }
@@ -350,23 +355,52 @@ def tool_version(cmd):
         return "?"
 
 
+class Usage:
+    """The rusage fields a run records, added up over its processes."""
+
+    def __init__(self, rus):
+        self.ru_utime = sum(r.ru_utime for r in rus)
+        self.ru_stime = sum(r.ru_stime for r in rus)
+        self.ru_minflt = sum(r.ru_minflt for r in rus)
+
+
+def run_tools(cmds, timeout, cpus=None):
+    """Run load tool processes at once (on cpus, a set, if given);
+    ([(status, output)], Usage of them all, wall seconds until the last
+    ended)."""
+    t0 = time.monotonic()
+    pin = (lambda: os.sched_setaffinity(0, cpus)) if cpus else None
+    procs = [subprocess.Popen(cmd, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, preexec_fn=pin)
+             for cmd in cmds]
+    killers = [threading.Timer(timeout, p.kill) for p in procs]
+    outs, rus = [], []
+    for k in killers:
+        k.start()
+    try:
+        # Each prints a few lines at its end: a pipe holds them while
+        # the one before is read.
+        for p in procs:
+            out = p.stdout.read().decode("utf-8", "replace")
+            _, status, ru = os.wait4(p.pid, 0)
+            p.stdout.close()
+            outs.append((os.waitstatus_to_exitcode(status), out))
+            rus.append(ru)
+    finally:
+        for k in killers:
+            k.cancel()
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+    return outs, Usage(rus), time.monotonic() - t0
+
+
 def run_tool(cmd, timeout, cpus=None):
     """Run the load tool (on cpus, a set, if given); (status, output,
     rusage, wall seconds)."""
-    t0 = time.monotonic()
-    pin = (lambda: os.sched_setaffinity(0, cpus)) if cpus else None
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE,
-                         stderr=subprocess.STDOUT, preexec_fn=pin)
-    killer = threading.Timer(timeout, p.kill)
-    killer.start()
-    try:
-        out = p.stdout.read().decode("utf-8", "replace")
-        _, status, ru = os.wait4(p.pid, 0)
-    finally:
-        killer.cancel()
-    p.returncode = os.waitstatus_to_exitcode(status)
-    p.stdout.close()
-    return p.returncode, out, ru, time.monotonic() - t0
+    outs, ru, wall = run_tools([cmd], timeout, cpus)
+    return outs[0][0], outs[0][1], ru, wall
 
 
 # ---------------------------------------------------------------- servers
@@ -665,6 +699,21 @@ def parse_httperf(out, n, sizes):
     return res
 
 
+def merge_httperf(results):
+    """One result of httperf processes run at once: their requests and
+    bytes added up, over the time the slowest took."""
+    res = {"requests": sum(r["requests"] for r in results),
+           "seconds": max(r["seconds"] for r in results),
+           "body_bytes": sum(r["body_bytes"] for r in results),
+           "bytes": sum(r["bytes"] for r in results),
+           "errors": sum(r["errors"] for r in results),
+           "status": {k: sum(r["status"][k] for r in results)
+                      for k in results[0]["status"]}}
+    res["content_mean"] = (sum(r["content_mean"] * r["requests"]
+                               for r in results) / res["requests"])
+    return res
+
+
 def parse_wrk(out, checked, lengths, conns):
     """Result dict from wrk's output (bench/wrk/bench.lua's line); raises
     Failed on any error. checked: every response was checked by the
@@ -797,23 +846,34 @@ class Bench:
         (httperf) or seconds (wrk). checked: wrk checks every response
         (httperf always checks its status counts and mean size)."""
         if wl["tool"] == "httperf":
-            cmd = self.httperf_cmd(fs, amount)
+            # amount connections in all, shared out among the processes.
+            n = wl["conns"]
+            shares = [amount // n + (i < amount % n) for i in range(n)]
+            shares = [k for k in shares if k]
+            cmds = [self.httperf_cmd(fs, k) for k in shares]
             tmo = 120 + amount / 20
         else:
-            cmd = self.wrk_cmd(fs, wl["conns"], amount, checked)
+            cmds = [self.wrk_cmd(fs, wl["conns"], amount, checked)]
             tmo = amount + 60
-        rc, out, ru, wall = run_tool(cmd, tmo, self.args.tool_cpus)
-        if rc != 0:
-            raise Failed("%s exited %d: %s" % (cmd[0], rc, out.strip()[-300:]))
+        outs, ru, wall = run_tools(cmds, tmo, self.args.tool_cpus)
+        for cmd, (rc, out) in zip(cmds, outs):
+            if rc != 0:
+                raise Failed("%s exited %d: %s"
+                             % (cmd[0], rc, out.strip()[-300:]))
+        cmd = cmds[0]
         if wl["tool"] == "httperf":
-            res = parse_httperf(out, amount, self.info[fs]["sizes"])
+            res = merge_httperf([parse_httperf(out, k, self.info[fs]["sizes"])
+                                 for k, (_, out) in zip(shares, outs)])
         else:
+            out = outs[0][1]
             res = parse_wrk(out, checked, [self.lengths[p] for p in
                                            self.info[fs]["paths"]],
                             wl["conns"])
         res["checked"] = checked or wl["tool"] == "httperf"
         res["command"] = " ".join(cmd)
-        res["tool_threads"] = (1 if wl["tool"] == "httperf" else
+        if len(cmds) > 1:
+            res["command"] += " (%d at once)" % len(cmds)
+        res["tool_threads"] = (len(cmds) if wl["tool"] == "httperf" else
                                int(cmd[cmd.index("-t") + 1]))
         return res, ru, wall
 

@@ -25,6 +25,7 @@ import sys
 
 WORKLOAD_NAMES = {
     "httperf": "httperf, 1 conn/request",
+    "httperf4": "httperf, 1 conn/request, 4 clients",
     "wrk16": "wrk, keep-alive, 16 conns",
     "wrk256": "wrk, keep-alive, 256 conns",
 }
@@ -228,7 +229,7 @@ def target(row, aa):
         if dev(r) <= spread:
             noise = ", within the A/A spread"
     if row.comp == "kweb" and row.fs == "1k":
-        want = 2.0 if row.wl == "httperf" else 3.0
+        want = 2.0 if row.wl.startswith("httperf") else 3.0
         return "req/s ≥ %.0fx: %s%s" % (want, "met" if r >= want else "missed",
                                         noise)
     if row.comp == "kweb" and row.fs == "1m":
@@ -251,7 +252,7 @@ def counters_cell(row):
         served = sum(r["kweb_check"]["served"] for r in runs)
         reqs = sum(r["requests"] for r in runs)
         cell = "served %s" % pct(served / reqs if reqs else None)
-        if row.wl == "httperf":
+        if row.wl.startswith("httperf"):
             # Connections the work item only closed, if at all.
             closed = sum(r["kweb"].get("connections_closed", 0) for r in runs)
             soft = sum(r["kweb"].get("connections_softirq", 0) for r in runs)
@@ -259,7 +260,7 @@ def counters_cell(row):
                 cell += ", softirq-only conns %s" % pct(soft / closed)
         return cell
     if row.comp == "handoff" and runs:
-        if row.wl == "httperf":
+        if row.wl.startswith("httperf"):
             h = sum(r["kweb_check"]["handed_off"] for r in runs)
             reqs = sum(r["requests"] for r in runs)
             cell = "handed off %s" % pct(h / reqs if reqs else None)
@@ -514,7 +515,7 @@ def chart(table, path):
             for j, (wl, fs) in enumerate(keys):
                 if "kweb" in table and fs == "1k":
                     xs.append(j)
-                    ys.append(2.0 if wl == "httperf" else 3.0)
+                    ys.append(2.0 if wl.startswith("httperf") else 3.0)
             if xs:
                 ax.plot(xs, ys, "r_", markersize=28, mew=2,
                         label="kweb target (req/s)")
