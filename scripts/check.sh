@@ -51,7 +51,7 @@ SKIP612=syncookies
 # its guest is make check's longest (85 minutes of 90 with them).
 SKIP_DEBUG="synflood fastpath identity hardening trace"
 # The network fuzz: 5,000 cases per stock kernel, each from a sequence of
-# its own; the debug kernel sends the first 400 of 6.1's.
+# its own; the debug kernel sends the first 150 of 6.1's.
 SEED61=1
 SEED612=2
 

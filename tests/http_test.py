@@ -1017,9 +1017,12 @@ def t_head_404(ctx):
 
 # -- concurrency and robustness ----------------------------------------------
 
-@test("50 parallel keep-alive connections x 5 files each", factor=3)
+@test("parallel keep-alive connections (50, --light 20) x 5 files each",
+      factor=3)
 def t_parallel(ctx):
-    n, files = 50, MIME_FILES[:25]
+    # The debug kernel's lockdep and KASAN see the same paths with fewer:
+    # 50 there took past the test's deadline on a slow host.
+    n, files = (20 if CFG.light else 50), MIME_FILES[:25]
     barrier = threading.Barrier(n, timeout=max(1, ctx.deadline - time.monotonic()))
     errs = []
 

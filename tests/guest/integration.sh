@@ -36,10 +36,10 @@ DOCROOT=$BASE/www
 HTTP_TEST=${KWEB_HTTP_TEST:-$REPO/tests/http_test.py}
 DIFF_TEST=${KWEB_DIFF_TEST:-$REPO/tests/diff_test.py}
 # Optional second client (same interface): the fast-path counters, file
-# freshness and a short wrk load (10 s, 5 on the debug kernel); run over
+# freshness and a short wrk load (10 s); run over
 # IPv4 when present.
 FASTPATH_TEST=${KWEB_FASTPATH_TEST:-$REPO/tests/fastpath_test.py}
-WRK_SECONDS=${KWEB_WRK_SECONDS:-$( ((${KWEB_LIGHT:-0})) && echo 5 || echo 10)}
+WRK_SECONDS=${KWEB_WRK_SECONDS:-10}
 MAKE_DOCROOT=${KWEB_MAKE_DOCROOT:-$REPO/tests/make_docroot.py}
 HANDOFF_TEST=${KWEB_HANDOFF_TEST:-$REPO/tests/handoff_test.py}
 LIMITS_TEST=${KWEB_LIMITS_TEST:-$REPO/tests/limits_test.py}
