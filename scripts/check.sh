@@ -29,21 +29,23 @@ STAMP=$(date +%Y%m%d-%H%M%S)
 export KWEB_RESULTS=${KWEB_RESULTS:-$KWEB_CACHE/results/$STAMP}
 readonly LOG=$KWEB_RESULTS/check.log
 # Guests: bounded, but generous for TCG (the stock guests run the HTTP
-# and handoff suites three times: plain, with SYN cookies, under a SYN
+# and handoff suites over both families, and 6.12 again under a SYN
 # flood), and for sharing the host: on a slow host the debug guest,
 # which runs beside all the others, took 64-77 minutes, and a stock
-# guest beside it 28-31 (19 alone). The debug guest starts within two
-# minutes: its bound still ends it before CI's 90.
+# guest beside it 28-32 (19 alone); on a slower one (2026-11-27) the
+# debug guest outran its bound. It starts within two minutes: its bound
+# still ends it before CI's 90.
 readonly GUEST_TIMEOUT=${KWEB_GUEST_TIMEOUT:-2700}
 readonly DEBUG_GUEST_TIMEOUT=${KWEB_DEBUG_GUEST_TIMEOUT:-5000}
 readonly FS_GUEST_TIMEOUT=${KWEB_FS_GUEST_TIMEOUT:-1500}
-# The HTTP and handoff suites run again with SYN cookies (every
-# connection one) on 6.1, and under a SYN flood (cookies when the SYN
-# queue is full) on 6.12: each condition once per kernel, to keep within
-# the time budget.
+# The HTTP and handoff suites run again under a SYN flood (cookies when
+# the SYN queue is full, client connections made by them) on 6.12 only;
+# the rerun with every connection a SYN cookie (suite syncookies) is left
+# to developers (KWEB_ONLY=syncookies): on a slow host make check's
+# stock guests did not fit CI's 90 minutes with both.
 # --quick runs stock 6.12 only, with both. The differential test against
 # nginx compares pure logic: 6.12 runs it.
-SKIP61="synflood diff"
+SKIP61="syncookies synflood diff"
 SKIP612=syncookies
 # The debug kernel also does without the fast-path counters and wrk load,
 # the file-identity, hardening (slowloris, file churn) and tracepoint
@@ -51,10 +53,10 @@ SKIP612=syncookies
 # handoff, limits and hostile suites. Its guest is make check's longest:
 # on a slow host it ran past its 5,000 s with the cookie reruns.
 SKIP_DEBUG="syncookies synflood fastpath identity hardening trace"
-# The network fuzz: 3,000 cases per stock kernel (20 a second on a slow
+# The network fuzz: 2,000 cases per stock kernel (20 a second on a slow
 # host), each from a sequence of its own; the debug kernel sends the
 # first 150 of 6.1's.
-NETFUZZ_STOCK=3000
+NETFUZZ_STOCK=2000
 SEED61=1
 SEED612=2
 
