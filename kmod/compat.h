@@ -81,9 +81,6 @@ int vfs_path_lookup(struct dentry *dentry, struct vfsmount *mnt,
  */
 static inline void kweb_sk_net_refcnt_upgrade(struct sock *sk)
 {
-	/* Done already: the process-context handoff upgrades unlocked. */
-	if (sk->sk_net_refcnt)
-		return;
 #ifdef KWEB_HAVE_SK_NET_REFCNT_UPGRADE
 	sk_net_refcnt_upgrade(sk);
 #else

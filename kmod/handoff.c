@@ -113,7 +113,8 @@ static void kweb_handoff_reset(struct sock *sk)
  * a SYN cookie's request never had (inet_reqsk_alloc() without
  * attach_listener). A listener that stopped listening meanwhile resets
  * the child and drops a reference on it: the caller holds one more.
- * Returns whether sk was queued.
+ * The caller has given sk its netns reference. Returns whether sk was
+ * queued.
  */
 static bool __kweb_handoff_move(struct kweb_server *srv, struct sock *sk,
 				struct request_sock *req, struct sock *lsk)
@@ -122,7 +123,6 @@ static bool __kweb_handoff_move(struct kweb_server *srv, struct sock *sk,
 	bool queued;
 
 	lockdep_assert_held(&sk->sk_lock.slock);
-	kweb_sk_net_refcnt_upgrade(sk);
 	/*
 	 * Ungraft kweb's struct socket, if any, as sock_orphan() does:
 	 * under the spinlock, since softirq reads sk_socket (e.g.
@@ -214,12 +214,15 @@ void kweb_handoff(struct kweb_conn *conn, bool atomic)
 	struct socket *sock = conn->sock;
 	bool queued;
 
-	if (atomic)
+	if (atomic) {
+		/* Never allocates here: see KWEB_HANDOFF_ATOMIC. */
+		kweb_sk_net_refcnt_upgrade(conn->sk);
 		queued = __kweb_handoff_move(conn->srv, conn->sk, conn->req,
 					     conn->backend);
-	else
+	} else {
 		queued = kweb_handoff_move(conn->srv, conn->sk, conn->req,
 					   conn->backend);
+	}
 	/* sk was ungrafted from it: releasing it now frees only itself. */
 	if (sock) {
 		sock->sk = NULL;
