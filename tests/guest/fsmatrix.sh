@@ -74,7 +74,13 @@ nfs_up() {
   command -v rpcbind >/dev/null || { echo "no rpcbind" >>"$LOG"; return 1; }
   rpcbind -w -f >>"$LOG" 2>&1 &
   NFS_PIDS+=($!)
-  sleep 1
+  # nfsd registers with rpcbind when it starts: wait for it to answer
+  # (a fixed second was too short for a busy host).
+  local n=100
+  until rpcinfo -p 127.0.0.1 >/dev/null 2>&1; do
+    ((n-- > 0)) || { echo "rpcbind did not answer in 20 s" >>"$LOG"; return 1; }
+    sleep 0.2
+  done
   run_log exportfs -ra || return 1
   rpc.mountd -F --no-nfs-version 4 >>"$LOG" 2>&1 &
   NFS_PIDS+=($!)
