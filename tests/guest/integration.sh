@@ -148,19 +148,20 @@ oops_count() { kmsg | grep -cE "$OOPS_RE"; }
 # after that every test would only wait out its deadline. Sets HTTP_OOPSED.
 #   run_http_client OUT CLIENT ARGS...
 run_http_client() {
-  local out=$1 client=$2 oopses pid rc=0
+  local out=$1 client=$2 died pid rc=0
   shift 2
-  oopses=$(oops_count)
+  died=0
+  kernel_died && died=1
   HTTP_OOPSED=0
   timeout "$HTTP_TIMEOUT" "$PY" "$client" "$@" >"$out" 2>&1 &
   pid=$!
   while kill -0 "$pid" 2>/dev/null; do
-    if (($(oops_count) > oopses)); then
+    if ((!died)) && kernel_died; then
       HTTP_OOPSED=1
       kill "$pid" 2>/dev/null
       break
     fi
-    sleep 2
+    nap 2
   done
   wait "$pid" || rc=$?
   return "$rc"
@@ -333,7 +334,7 @@ hardening() {
   wrk -t2 -c256 -d30s "http://127.0.0.1:$PORT/small.txt" \
     >"$RUN_DIR/wrk-rmmod.txt" 2>&1 &
   wrk_pid=$!
-  sleep 5
+  nap 5
   before=$(kmsg_lines)
   t0=$(date +%s.%N)
   rmmod_kweb || rc=$?
@@ -403,15 +404,23 @@ kmsg_clean_since() {
 # to HOST:PORT ask for big.bin and never read. Waits for them to have
 # their response heads; sets HOLD_PID. start_holders OUT HOST PORT
 HOLD_CONNS=${KWEB_HOLD_CONNS:-8}
+holders_ready() {
+  local l
+  [[ -r $1 ]] || return 1 # not yet opened by the clients' shell
+  while IFS= read -r l; do
+    [[ $l == ready* ]] && return 0
+  done <"$1"
+  return 1
+}
 start_holders() {
   local out=$1 n=$(((LIGHT ? 180 : 60) * 5))
   "$PY" "$HOSTILE_TEST" --host "$2" --port "$3" --docroot "$DOCROOT" \
     --hold "$HOLD_CONNS" --hold-seconds 900 >"$out" 2>&1 &
   HOLD_PID=$!
   while ((n-- > 0)); do
-    grep -q '^ready' "$out" && return 0
+    holders_ready "$out" && return 0
     kill -0 "$HOLD_PID" 2>/dev/null || break
-    sleep 0.2
+    nap 0.2
   done
   diag 10 <"$out"
   return 1
@@ -432,7 +441,7 @@ zero_window_rmmod() {
     unload
     return
   fi
-  sleep 2
+  nap 2
   before=$(kmsg_lines)
   echo "+ rmmod kweb (zero-window clients)" >>"$LOG"
   bounded 30 rmmod kweb >>"$LOG" 2>&1 || rc=$?
@@ -462,7 +471,7 @@ zero_window_listener_del() {
     [[ -n $id ]] && "$KWEBCTL" listener del "$id" >>"$LOG" 2>&1
     return
   fi
-  sleep 2
+  nap 2
   before=$(kmsg_lines)
   bounded 30 "$KWEBCTL" listener del "$id" >>"$LOG" 2>&1 || rc=$?
   if ((rc == 0)) && ! port_listening "$port2"; then
@@ -526,7 +535,7 @@ zero_window_netns() {
     return
   fi
   # Windows shut long enough for the probe timers to back off.
-  sleep 8
+  nap 8
   ip netns exec "$ns" ss -tn >>"$LOG" 2>&1
   before=$(kmsg_lines)
   tcp_orphans
@@ -553,14 +562,14 @@ zero_window_netns() {
   while ((SECONDS < end)); do
     tcp_orphans
     ((ORPHANS > max)) && max=$ORPHANS
-    sleep 0.1
+    nap 0.1
   done
   if [[ $mode == closed ]]; then
     # The namespace's exit runs in a work item: give it its time.
     end=$((SECONDS + 10))
     tcp_orphans
     while ((ORPHANS > orphans && SECONDS < end)); do
-      sleep 0.1
+      nap 0.1
       tcp_orphans
     done
     max=$ORPHANS
@@ -572,7 +581,7 @@ zero_window_netns() {
     echo "TCP orphans: $orphans expected at most, up to $max after" | diag
   fi
   # Past the first probe and retransmission timers (KASAN).
-  sleep "$NETNS_WAIT"
+  nap "$NETNS_WAIT"
   stop_holders
   kmsg_clean_since "$TAG: no kernel report ${NETNS_WAIT}s after the namespace's exit under $what" "$before"
   small_ok "$TAG: kweb serves /small.txt after the namespace's exit ($mode)"
@@ -659,7 +668,7 @@ for fam, addr in ((socket.AF_INET, "127.0.0.1"), (socket.AF_INET6, "::1")):
         print("cookies_warm: %s: %s" % (addr, e))
 PYEOF
   # The key's work item runs on the next tick or so.
-  sleep 1
+  nap 1
   sysctl_restore
 }
 COOKIES_WARM=0
@@ -716,7 +725,7 @@ synflood() {
     n=$((LIGHT ? 240 : 120))
     while ((n-- > 0)) &&
         (($(nstat_value TcpExtSyncookiesSent) == sent0)); do
-      sleep 0.5
+      nap 0.5
     done
     if (($(nstat_value TcpExtSyncookiesSent) > sent0)); then
       ok "$TAG synflood: the flood fills kweb's SYN queue (cookies sent)"

@@ -54,6 +54,15 @@ _nginx_pid_of() {
   echo "$pid"
 }
 
+# PID is alive and not a zombie: kill -0 succeeds on a zombie, and the
+# daemons' parent is the guest's init, which does not reap them.
+_nginx_alive() {
+  local stat
+  read -r stat <"/proc/$1/stat" 2>/dev/null || return 1
+  stat=${stat##*) }
+  [[ ${stat:0:1} != Z ]]
+}
+
 # Stop the process FILE names (if it is one with WORD in its command
 # line): TERM, up to 10 s, then KILL it and its children.
 _nginx_kill() {
@@ -61,10 +70,10 @@ _nginx_kill() {
   pid=$(_nginx_pid_of "$file" "$word") || { rm -f "$file"; return 0; }
   kids=$(ps -o pid= --ppid "$pid" 2>/dev/null)
   kill -TERM "$pid" 2>/dev/null
-  while kill -0 "$pid" 2>/dev/null && ((n-- > 0)); do
+  while _nginx_alive "$pid" && ((n-- > 0)); do
     sleep 0.2
   done
-  if kill -0 "$pid" 2>/dev/null; then
+  if _nginx_alive "$pid"; then
     _nginx_err "pid $pid ($word) ignored TERM; killing it"
     # shellcheck disable=SC2086 # a list of pids
     kill -KILL "$pid" $kids 2>/dev/null
