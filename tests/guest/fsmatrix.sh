@@ -79,7 +79,7 @@ nfs_up() {
   local n=100
   until rpcinfo -p 127.0.0.1 >/dev/null 2>&1; do
     ((n-- > 0)) || { echo "rpcbind did not answer in 20 s" >>"$LOG"; return 1; }
-    sleep 0.2
+    nap 0.2
   done
   run_log exportfs -ra || return 1
   rpc.mountd -F --no-nfs-version 4 >>"$LOG" 2>&1 &

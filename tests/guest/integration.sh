@@ -139,10 +139,10 @@ load() {
   fi
 }
 
-# Kernel deaths (not every splat: a KASAN report or a WARNING leaves the
+# The lines of a kernel death, shown when kernel_died (lib.sh) says one
+# happened (not every splat: a KASAN report or a WARNING leaves the
 # kernel running, and dmesg_check fails the run for those anyway).
 readonly OOPS_RE='Oops|general protection fault|Kernel panic|BUG: unable to handle'
-oops_count() { kmsg | grep -cE "$OOPS_RE"; }
 
 # Run the client in the background and stop it as soon as the kernel oopses:
 # after that every test would only wait out its deadline. Sets HTTP_OOPSED.
@@ -150,8 +150,7 @@ oops_count() { kmsg | grep -cE "$OOPS_RE"; }
 run_http_client() {
   local out=$1 client=$2 died pid rc=0
   shift 2
-  died=0
-  kernel_died && died=1
+  kernel_died && died=1 || died=0
   HTTP_OOPSED=0
   timeout "$HTTP_TIMEOUT" "$PY" "$client" "$@" >"$out" 2>&1 &
   pid=$!
@@ -175,7 +174,7 @@ client_tests() {
   local cname
   cname=$(basename "$client")
   shift 3
-  if (($(oops_count) > 0)); then
+  if kernel_died; then
     not_ok "$TAG $label: $cname (not run: the kernel oopsed)"
     return
   fi
@@ -226,7 +225,7 @@ unloaded_checks() {
 unload() {
   local before rc=0
   # After an oops, rmmod would most likely hang on the dead worker.
-  if (($(oops_count) > 0)); then
+  if kernel_died; then
     not_ok "$TAG: rmmod kweb (not run: the kernel oopsed)"
     return 1
   fi
@@ -246,7 +245,7 @@ unload() {
 # in nginx, and checks that they go on working.
 unload_with_handoffs() {
   local before
-  if (($(oops_count) > 0)); then
+  if kernel_died; then
     not_ok "$TAG: rmmod kweb with handed-off connections (not run: the kernel oopsed)"
     return 1
   fi
@@ -285,7 +284,7 @@ limits() {
 # Load kweb with ARGS... (after docroot and port); one test line.
 load_with() {
   local name="insmod kweb.ko docroot=$DOCROOT port=$PORT $*"
-  if module_loaded kweb || (($(oops_count) > 0)); then
+  if module_loaded kweb || kernel_died; then
     not_ok "$TAG: $name (not run: kweb still loaded or oopsed)"
     return 1
   fi
@@ -305,7 +304,7 @@ load_with() {
 identity() {
   local args=("docroot=$DOCROOT" "port=$PORT" user=1000 group=1000)
   local name="insmod kweb.ko ${args[*]} (by root with supplementary group 4242)"
-  if module_loaded kweb || (($(oops_count) > 0)); then
+  if module_loaded kweb || kernel_died; then
     not_ok "$TAG: $name (not run: kweb still loaded or oopsed)"
     return 1
   fi
@@ -328,7 +327,7 @@ hardening() {
   local t0 t1 rc=0 wrk_pid before
   load_with header_timeout=5 || return
   client_tests "$HARDENING_TEST" hardening 127.0.0.1 --header-timeout 5
-  if (($(oops_count) > 0)); then
+  if kernel_died; then
     return
   fi
   wrk -t2 -c256 -d30s "http://127.0.0.1:$PORT/small.txt" \
@@ -602,7 +601,7 @@ hostile() {
     HTTP_TIMEOUT=$((HTTP_TIMEOUT * 2))
   client_tests "$HOSTILE_TEST" hostile-ipv4 127.0.0.1 --kwebctl "$KWEBCTL" \
     --timeout "$CLIENT_TIMEOUT" "${light[@]}"
-  if (($(oops_count) == 0)); then
+  if ! kernel_died; then
     zero_window_netns
     # send_timeout's reset is the same on every kernel: the debug kernel
     # has the namespace's exit with connections open, the case for KASAN.
@@ -686,7 +685,7 @@ syncookies() {
     cookies_used syncookies "$before" "$(nstat_value TcpExtSyncookiesRecv)"
     unload
   fi
-  if (($(oops_count) == 0)) && load_with max_connections=8 max_requests=3; then
+  if ! kernel_died && load_with max_connections=8 max_requests=3; then
     client_tests "$LIMITS_TEST" syncookies-limits 127.0.0.1 \
       --max-connections 8 --max-requests 3
     unload
@@ -941,7 +940,7 @@ main() {
     # Last: before the fix of a SYN cookie's handoff, these oops.
     want syncookies && syncookies
     want synflood && synflood
-  elif module_loaded kweb && (($(oops_count) == 0)); then
+  elif module_loaded kweb && ! kernel_died; then
     rmmod_kweb || true
   fi
   nginx_down
