@@ -126,10 +126,32 @@ bounded() {
 
 module_loaded() { [[ -d /sys/module/$1 ]]; }
 
-# Is anything listening on TCP port $1 (IPv4 or IPv6)?
-port_listening() {
-  [[ -n $(ss -Hltn "sport = :$1" 2>/dev/null) ]]
+# Is every one of ADDR:PORT... listened on (TCP)? ADDR is 127.0.0.1,
+# [::1] or * (any). Read from /proc/net/tcp and tcp6 without a fork: on
+# the debug kernel under TCG a fork and exec cost over a second, and the
+# waits below poll.
+tcp_listening() {
+  local f addr st seen=' ' w hex
+  for f in /proc/net/tcp /proc/net/tcp6; do
+    [[ -r $f ]] || continue
+    while read -r _ addr _ st _; do
+      [[ $st == 0A ]] && seen+="$addr "
+    done <"$f"
+  done
+  for w; do
+    printf -v hex ':%04X ' "${w##*:}"
+    case ${w%:*} in
+      127.0.0.1) hex=" 0100007F$hex" ;;
+      '[::1]') hex=" 00000000000000000000000001000000$hex" ;;
+      '*') ;;
+      *) return 2 ;;
+    esac
+    [[ $seen == *"$hex"* ]] || return 1
+  done
 }
+
+# Is anything listening on TCP port $1 (IPv4 or IPv6)?
+port_listening() { tcp_listening "*:$1"; }
 
 # Wait up to $2 seconds (default 10) for port $1 to be listened on.
 wait_port() {

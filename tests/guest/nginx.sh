@@ -20,6 +20,9 @@
 
 NGINX_SH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 NGINX_SH_REPO=$(cd "$NGINX_SH_DIR/../.." && pwd)
+# tcp_listening, nap
+# shellcheck source=tests/guest/lib.sh
+. "$NGINX_SH_DIR/lib.sh"
 NGINX_BIN=${KWEB_NGINX:-/usr/sbin/nginx}
 NGINX_PY=${KWEB_PYTHON:-/usr/bin/python3}
 NGINX_BACKEND_PORT=${KWEB_BACKEND_PORT:-8080}
@@ -30,18 +33,6 @@ NGINX_VHOST_PORT=${KWEB_VHOST_PORT:-8084}
 NGINX_START_WAIT=${KWEB_NGINX_START_WAIT:-20}
 
 _nginx_err() { echo "nginx.sh: $*" >&2; }
-
-# Is TCP ADDR:PORT listened on? (ADDR 127.0.0.1 or ::1)
-_nginx_listening() {
-  local addr=$1 port=$2 want
-  if command -v ss >/dev/null 2>&1; then
-    want=$addr:$port
-    [[ $addr == *:* ]] && want="[$addr]:$port"
-    ss -Hltn "sport = :$port" 2>/dev/null | awk -v w="$want" '$4 == w { f = 1 } END { exit !f }'
-  else
-    (exec 3<>"/dev/tcp/$addr/$port") 2>/dev/null
-  fi
-}
 
 # The pid in FILE if that process is alive and its command line holds WORD.
 _nginx_pid_of() {
@@ -71,7 +62,7 @@ _nginx_kill() {
   kids=$(ps -o pid= --ppid "$pid" 2>/dev/null)
   kill -TERM "$pid" 2>/dev/null
   while _nginx_alive "$pid" && ((n-- > 0)); do
-    sleep 0.2
+    nap 0.2
   done
   if _nginx_alive "$pid"; then
     _nginx_err "pid $pid ($word) ignored TERM; killing it"
@@ -153,10 +144,9 @@ nginx_backend_start() {
   fi
 
   n=$((NGINX_START_WAIT * 5))
-  until _nginx_listening 127.0.0.1 "$NGINX_BACKEND_PORT" &&
-    _nginx_listening ::1 "$NGINX_BACKEND_PORT" &&
-    _nginx_listening 127.0.0.1 "$NGINX_APP_PORT" &&
-    _nginx_listening 127.0.0.1 "$NGINX_WS_PORT"; do
+  until tcp_listening "127.0.0.1:$NGINX_BACKEND_PORT" \
+    "[::1]:$NGINX_BACKEND_PORT" "127.0.0.1:$NGINX_APP_PORT" \
+    "127.0.0.1:$NGINX_WS_PORT"; do
     if ((n-- <= 0)); then
       _nginx_err "not listening within ${NGINX_START_WAIT}s on 127.0.0.1 and [::1]" \
         "port $NGINX_BACKEND_PORT, 127.0.0.1 ports $NGINX_APP_PORT and $NGINX_WS_PORT"
@@ -165,7 +155,7 @@ nginx_backend_start() {
       nginx_backend_stop "$base"
       return 1
     fi
-    sleep 0.2
+    nap 0.2
   done
   return 0
 }
