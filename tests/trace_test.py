@@ -640,9 +640,7 @@ time.sleep(1)
 """ % FILE
 
 
-@TESTS.test("perf stat -e 'kweb:*' -a: one kweb_request_done for a request",
-            not_light="perf's own start-up, half a minute under KASAN; "
-                      "the events are read through tracefs throughout")
+@TESTS.test("perf stat -e 'kweb:*' -a: one kweb_request_done for a request")
 def t_perf():
     perf = perf_binary()
     # scripts/deps.sh installs linux-perf.
