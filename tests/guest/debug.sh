@@ -15,6 +15,8 @@ RUN_DIR=${3:?}
 TAG=${4:-debug}
 
 rc=0
+# One kmemleak check for both, at the end (kunit.sh, integration.sh).
+export KWEB_KMEMLEAK_LATER=1
 "$HERE/kunit.sh" "$TEST_KO" "$RUN_DIR" "$TAG" || rc=1
 # The network fuzz sends 150 mutated requests here: the first 150 of stock
 # 6.1's 5,000 (the same seed). A connection costs the debug kernel
