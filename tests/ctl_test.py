@@ -13,8 +13,9 @@ kernel's extack text shown, an unprivileged user refused with exit 4,
 access log lines matching the requests made (count and fields), two
 listeners with two docroots, a listener in another network namespace,
 the Prometheus format (equal to -j stats; promtool check metrics, which
-must be on PATH unless --metrics-file leaves that to the caller), batch files (kwebctl -b and apply: all or nothing, the
-state they describe, apply again changing nothing), the access log
+must be on PATH unless --metrics-file leaves that to the caller), batch
+files (kwebctl -b and apply: all or nothing, the state they describe,
+apply again changing nothing), the access log
 written to a file and rotated under load with no record lost, and one
 family call through the kernel's generic ynl CLI. Everything changed is put back. TAP output, "# N passed, N failed",
 exit status 0 iff none failed.

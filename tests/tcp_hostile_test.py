@@ -248,26 +248,24 @@ class Kmsg:
     def __init__(self):
         self.fd = os.open("/dev/kmsg", os.O_RDONLY | os.O_NONBLOCK)
         os.lseek(self.fd, 0, os.SEEK_END)
-        self.lines = []
 
     def new(self):
         """Every message since the last call (or the start), a line each."""
+        lines = []
         while True:
             try:
                 rec = os.read(self.fd, 8192)
             except BlockingIOError:
-                break
+                return lines
             except BrokenPipeError:
                 # Overwritten before we read it: the ring wrapped.
-                self.lines.append("(kmsg: records lost, ring overrun)")
+                lines.append("(kmsg: records lost, ring overrun)")
                 continue
             if not rec:
-                break
-            head, _, text = rec.decode("utf-8", "replace").partition(";")
-            # Continuation lines (" KEY=value") are metadata.
-            self.lines.append(text.split("\n", 1)[0])
-        out, self.lines = self.lines, []
-        return out
+                return lines
+            # "prefix;text\n", then continuation lines (" KEY=value").
+            text = rec.decode("utf-8", "replace").partition(";")[2]
+            lines.append(text.split("\n", 1)[0])
 
     def close(self):
         os.close(self.fd)
