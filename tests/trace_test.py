@@ -98,11 +98,18 @@ def trace_clear():
 # Reading "trace" stops tracing meanwhile, unless this option is off: an
 # event of kweb's at that moment would be lost. Put back at the end.
 PAUSE = "options/pause-on-trace"
+# With record-cmd (or record-tgid) on, enabling any event also hooks
+# sched_switch and sched_wakeup, so the kernel live-patches their static
+# branches in the scheduler's hottest paths on every CPU. Under QEMU TCG
+# that once ended in "Oops: int3" in ttwu_do_activate (stock 6.12, CI of
+# 2026-11-28). The tests read no command names: leave the scheduler alone.
+RECORD = ("options/record-cmd", "options/record-tgid")
 SAVED = {}
 
 
 def trace_setup():
-    for rel, value in ((PAUSE, "0"), ("tracing_on", "1")):
+    for rel, value in ((PAUSE, "0"), ("tracing_on", "1")) + \
+            tuple((r, "0") for r in RECORD):
         if os.path.exists(tracefs(rel)):
             with open(tracefs(rel)) as f:
                 SAVED[rel] = f.read().strip()
