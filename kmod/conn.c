@@ -8,16 +8,19 @@
  * connection is closed) and one for each queued run of conn->work. The
  * callbacks find the connection through sk_user_data under
  * sk_callback_lock, which kweb_conn_close() clears before it drops the
- * owner's reference, so a callback never sees a freed connection. Only
- * the work item closes a connection; everything else asks it to. Softirq
- * may hand one off, under the socket's spinlock, marking it closed for
- * the work runs still queued; conn holds a reference on its socket for
- * them.
+ * owner's reference, so a callback never sees a freed connection.
+ * Closing sleeps (tcp_close() takes the socket lock): the work item
+ * closes what it ends, and softirq passes what it ends to its CPU's
+ * closer, one work run for every connection that ended meanwhile. Softirq
+ * marks those, and those it hands off, closed under the socket's
+ * spinlock for the work runs still queued; conn holds a reference on its
+ * socket for them.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/jiffies.h>
 #include <linux/log2.h>
+#include <linux/percpu.h>
 #include <linux/slab.h>
 #include <net/inet_connection_sock.h>
 #include <net/request_sock.h>
@@ -64,6 +67,7 @@ static void kweb_conn_queue(struct kweb_conn *conn)
 
 static bool kweb_conn_run(struct kweb_conn *conn, bool atomic);
 static void kweb_conn_handoff_atomic(struct kweb_conn *conn);
+static void kweb_conn_close_later(struct kweb_conn *conn);
 
 /* Softirq: advance conn; true if the work item has to take over. */
 static bool kweb_conn_run_atomic(struct kweb_conn *conn)
@@ -87,7 +91,7 @@ static bool kweb_conn_run_atomic(struct kweb_conn *conn)
 static void kweb_conn_event(struct sock *sk, bool space)
 {
 	struct kweb_conn *conn;
-	bool handoff = false;
+	bool handoff = false, done = false;
 
 	read_lock_bh(&sk->sk_callback_lock);
 	conn = sk->sk_user_data;
@@ -101,11 +105,12 @@ static void kweb_conn_event(struct sock *sk, bool space)
 		kweb_conn_queue(conn);
 	} else if (kweb_conn_run_atomic(conn)) {
 		/*
-		 * Prepared right here: a work run queued already finds it
-		 * closed once it has the lock.
+		 * Ended or prepared for the move right here: a work run
+		 * queued already finds it closed once it has the lock.
 		 */
 		handoff = conn->state == KWEB_CONN_HANDOFF;
-		if (handoff)
+		done = conn->state == KWEB_CONN_DONE;
+		if (handoff || done)
 			WRITE_ONCE(conn->closed, true);
 		else
 			kweb_conn_queue(conn);
@@ -115,6 +120,8 @@ out:
 	/* Restoring the callbacks takes sk_callback_lock for writing. */
 	if (handoff)
 		kweb_conn_handoff_atomic(conn);
+	else if (done)
+		kweb_conn_close_later(conn);
 }
 
 void kweb_conn_data_ready(struct sock *sk)
@@ -774,6 +781,47 @@ static void kweb_conn_handoff_atomic(struct kweb_conn *conn)
 	kweb_conn_unlist(conn);
 }
 
+/*
+ * Connections that softirq ended, waiting for their CPU's work run to
+ * close them (tcp_close() sleeps). Under a connection rate one run closes
+ * many, where a work run each cost a wake-up and two context switches per
+ * connection.
+ */
+struct kweb_closer {
+	struct llist_head conns;
+	struct work_struct work;
+};
+
+static DEFINE_PER_CPU(struct kweb_closer, kweb_closers);
+
+static void kweb_closer_work(struct work_struct *work)
+{
+	struct kweb_closer *closer = container_of(work, struct kweb_closer,
+						  work);
+	struct llist_node *list = llist_del_all(&closer->conns);
+	struct kweb_conn *conn, *tmp;
+
+	/* Oldest first, as they ended. */
+	list = llist_reverse_order(list);
+	llist_for_each_entry_safe(conn, tmp, list, close_node) {
+		kweb_conn_close(conn);
+		cond_resched();
+	}
+}
+
+/*
+ * Softirq, conn marked closed under the socket's spinlock: the owner's
+ * reference goes with it to this CPU's closer. The first on the list
+ * queues the run that takes them all.
+ */
+static void kweb_conn_close_later(struct kweb_conn *conn)
+{
+	struct kweb_closer *closer = this_cpu_ptr(&kweb_closers);
+
+	if (llist_add(&conn->close_node, &closer->conns))
+		queue_work(kweb_wq, &closer->work);
+}
+
 /* Close a child that never became a connection: process context. */
 void kweb_child_drop(struct request_sock *req, struct sock *child)
 {
@@ -867,6 +915,14 @@ void kweb_conns_stop(struct kweb_server *srv)
 
 int kweb_conn_init(void)
 {
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct kweb_closer *closer = per_cpu_ptr(&kweb_closers, cpu);
+
+		init_llist_head(&closer->conns);
+		INIT_WORK(&closer->work, kweb_closer_work);
+	}
 	/*
 	 * Unbound: the accept, the first request that beat it and the close
 	 * then run on whichever CPU is idle, beside the softirq that queued

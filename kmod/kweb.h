@@ -9,6 +9,7 @@
 #include <linux/bvec.h>
 #include <linux/in6.h>
 #include <linux/kref.h>
+#include <linux/llist.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/path.h>
@@ -272,13 +273,14 @@ struct kweb_conn {
 
 	struct kref ref;		/* owner, plus one per queued work */
 	struct work_struct work;
+	struct llist_node close_node;	/* ended in softirq, to be closed */
 	struct timer_list timer;
 	bool timed_out;
 	bool abort;			/* server stopping */
 	bool reset;			/* close with a RST: a stalled response */
 	bool closed;			/* closed or handed off: under the lock */
 	bool idle;			/* no byte of the next request yet */
-	bool worked;			/* the work item did more than close */
+	bool worked;			/* a work item did more than close */
 	bool expired;			/* timer ran out: last read, then close */
 
 	enum kweb_conn_state state;
