@@ -783,9 +783,9 @@ static void kweb_conn_handoff_atomic(struct kweb_conn *conn)
 
 /*
  * Connections that softirq ended, waiting for their CPU's work run to
- * close them (tcp_close() sleeps). Under a connection rate one run closes
- * many, where a work run each cost a wake-up and two context switches per
- * connection.
+ * close them (tcp_close() sleeps). A run closes all that ended before it
+ * started: when closes come faster than it takes them, one wake-up serves
+ * many; otherwise it is still one run per connection.
  */
 struct kweb_closer {
 	struct llist_head conns;
