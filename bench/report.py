@@ -218,6 +218,13 @@ class Row:
         return bool(busy) and max(busy) >= TOOL_BUSY_LIMIT
 
 
+def rps_target(wl):
+    """Issue 15's req/s target for kweb at 1 KiB: 2x with a connection per
+    request, 3x with keep-alive on 16 connections, 3.5x on 256."""
+    return (2.0 if wl.startswith("httperf") else 3.5 if wl == "wrk256" else
+            3.0)
+
+
 def target(row, aa):
     """(what, verdict) of the issue's target for this row, if any."""
     r = row.ratio()
@@ -229,10 +236,7 @@ def target(row, aa):
         if dev(r) <= spread:
             noise = ", within the A/A spread"
     if row.comp == "kweb" and row.fs == "1k":
-        # Issue 15: 2x with a connection per request, 3x with keep-alive
-        # on 16 connections, 3.5x on 256.
-        want = (2.0 if row.wl.startswith("httperf") else
-                3.5 if row.wl == "wrk256" else 3.0)
+        want = rps_target(row.wl)
         return "req/s ≥ %gx: %s%s" % (want, "met" if r >= want else "missed",
                                       noise)
     if row.comp == "kweb" and row.fs == "1m":
@@ -518,7 +522,7 @@ def chart(table, path):
             for j, (wl, fs) in enumerate(keys):
                 if "kweb" in table and fs == "1k":
                     xs.append(j)
-                    ys.append(2.0 if wl.startswith("httperf") else 3.0)
+                    ys.append(rps_target(wl))
             if xs:
                 ax.plot(xs, ys, "r_", markersize=28, mew=2,
                         label="kweb target (req/s)")
