@@ -5,23 +5,8 @@
 #   then: summary.py OUT
 KO=$1; OUT=$2; mkdir -p "$OUT"
 exec > "$OUT/trace.txt" 2>&1
-ip link set lo up
-mkdir -p /run/p && mount -t tmpfs tmpfs /run/p
-mkdir -p /run/p/www /run/p/ng
-head -c 1024 /dev/urandom > /run/p/www/1k.bin
-cat > /run/p/ng/nginx.conf <<NG
-worker_processes 2;
-user root root;
-pid /run/p/ng/nginx.pid;
-error_log /run/p/ng/error.log;
-worker_rlimit_nofile 65536;
-events { worker_connections 16384; }
-http { access_log off; log_not_found off; sendfile on; tcp_nopush on; tcp_nodelay on;
-  open_file_cache max=10000 inactive=60s; open_file_cache_valid 60s;
-  server { listen 8081 reuseport; listen 127.0.0.1:8080 reuseport; root /run/p/www; } }
-NG
-ulimit -n 65536
-/usr/sbin/nginx -c /run/p/ng/nginx.conf
+# shellcheck source=docs/bench/adhoc-guest.sh
+source "$(dirname "$0")/../adhoc-guest.sh"
 PERF=$(ls /usr/bin/perf_* 2>/dev/null | sort -r | head -1); PERF=${PERF:-perf}
 EV=cpu-clock,context-switches,irq:softirq_entry,raw_syscalls:sys_enter,sched:sched_wakeup,workqueue:workqueue_execute_start,net:net_dev_xmit
 insmod "$KO" docroot=/run/p/www port=80
