@@ -410,21 +410,31 @@ static enum kweb_read kweb_conn_read(struct kweb_conn *conn, bool atomic)
 	}
 	kweb_log_begin(conn, &req, atomic ? KWEB_ANSWERER_SOFTIRQ :
 		       KWEB_ANSWERER_WORKER);
-	/* A request answered as malformed is never consumed: we close. */
+	/*
+	 * A request answered as malformed is never consumed: we close. The
+	 * rest is consumed once its response is queued (kweb_conn_consume()).
+	 */
 	if (res == KWEB_PARSE_OK) {
-		/*
-		 * Bytes peeked but not consumed would be answered again:
-		 * if the stream cannot be consumed as peeked, the response
-		 * is not sent and the connection ends.
-		 */
-		if (kweb_recv_consume(sk, req.head_len) != req.head_len) {
-			kweb_response_release(&conn->resp);
-			kweb_conn_done(conn, KWEB_CLOSE_ERROR);
-			return KWEB_READ_WAIT;
-		}
+		conn->head_unread = req.head_len;
 		conn->discard = req.has_content_length ? req.content_length : 0;
 	}
 	return KWEB_READ_ANSWERED;
+}
+
+/*
+ * Consume the head just answered once its response is queued (and, for a
+ * connection's last, our FIN), so that the response carries the ACK of
+ * the request: consumed first, a connection's first request is acked in
+ * a segment of its own (tcp_cleanup_rbuf(), before ping-pong mode). Bytes
+ * peeked but not consumed would be answered again: a stream that cannot
+ * be consumed as peeked ends the connection.
+ */
+static bool kweb_conn_consume(struct kweb_conn *conn)
+{
+	unsigned int n = conn->head_unread;
+
+	conn->head_unread = 0;
+	return kweb_recv_consume(conn->sk, n) == n;
 }
 
 /* Our FIN is out: drop whatever still arrives until the peer's FIN. */
@@ -518,6 +528,13 @@ static bool kweb_conn_run(struct kweb_conn *conn, bool atomic)
 			err = atomic ? 0 : kweb_conn_sock(conn);
 			if (!err)
 				err = kweb_send_response(conn);
+			/* A last response leaves with our FIN: consume after. */
+			if (!err)
+				kweb_conn_response_done(conn);
+			if (conn->head_unread && !kweb_conn_consume(conn)) {
+				kweb_conn_done(conn, KWEB_CLOSE_ERROR);
+				return atomic;
+			}
 			if (err == -EAGAIN) {
 				/*
 				 * sk_write_space() brings us back, once the
@@ -531,7 +548,6 @@ static bool kweb_conn_run(struct kweb_conn *conn, bool atomic)
 				kweb_conn_done(conn, kweb_close_why_err(-err));
 				return atomic;
 			}
-			kweb_conn_response_done(conn);
 			break;
 		case KWEB_CONN_READ:
 			if (atomic && !budget--)

@@ -289,6 +289,7 @@ struct kweb_conn {
 	unsigned int buf_size;
 	unsigned int peeked;		/* bytes of it in buf */
 	struct kweb_head_scan scan;	/* how far buf was looked at */
+	unsigned int head_unread;	/* SEND: answered head, to consume */
 	u64 discard;			/* request body bytes still to drop */
 	unsigned int nr_requests;
 	struct kweb_response resp;

@@ -90,6 +90,16 @@ static int kweb_send_page(struct kweb_conn *conn, struct page *page,
 	return n;
 }
 
+/*
+ * MSG_MORE while more of the response follows, and on the tail of a
+ * connection's last response: kweb's FIN follows it at once
+ * (kweb_conn_response_done()) and goes out in the same segment.
+ */
+static int kweb_send_flags(const struct kweb_response *r, bool more)
+{
+	return MSG_DONTWAIT | (more || !r->keep_alive ? MSG_MORE : 0);
+}
+
 /* From a cache entry, whose pages it holds: never sleeps. */
 static int kweb_send_entry(struct kweb_conn *conn)
 {
@@ -100,7 +110,6 @@ static int kweb_send_entry(struct kweb_conn *conn)
 		pgoff_t index = r->pos >> PAGE_SHIFT;
 		size_t off = offset_in_page(r->pos);
 		size_t len = min_t(loff_t, PAGE_SIZE - off, r->end - r->pos);
-		int flags = MSG_DONTWAIT;
 		int n;
 
 		/*
@@ -112,9 +121,8 @@ static int kweb_send_entry(struct kweb_conn *conn)
 		 */
 		if (!kweb_centry_page_ok(e, index))
 			return -ESTALE;
-		if (r->pos + len < r->end)
-			flags |= MSG_MORE;
-		n = kweb_send_page(conn, e->pages[index], off, len, flags);
+		n = kweb_send_page(conn, e->pages[index], off, len,
+				   kweb_send_flags(r, r->pos + len < r->end));
 		if (n < 0)
 			return n;
 		if (!n)
@@ -146,7 +154,6 @@ static int kweb_send_file(struct kweb_conn *conn)
 	}
 	while (r->pos < r->end) {
 		struct bio_vec *bv;
-		int flags = MSG_DONTWAIT;
 		int n;
 
 		if (r->next == pg->nr) {
@@ -161,10 +168,9 @@ static int kweb_send_file(struct kweb_conn *conn)
 				return got ? got : -EIO;
 		}
 		bv = &pg->bv[r->next];
-		if (r->pos + bv->bv_len < r->end)
-			flags |= MSG_MORE;
 		n = kweb_send_page(conn, bv->bv_page, bv->bv_offset,
-				   bv->bv_len, flags);
+				   bv->bv_len,
+				   kweb_send_flags(r, r->pos + bv->bv_len < r->end));
 		if (n < 0)
 			return n;
 		if (!n)
@@ -192,9 +198,9 @@ static int kweb_send_locked(struct kweb_conn *conn)
 
 	while (r->hdr_sent < r->hdr_len) {
 		/* MSG_MORE: the header and the first page share a segment. */
-		int flags = MSG_DONTWAIT | (r->pos < r->end ? MSG_MORE : 0);
 		int n = kweb_send_buf(conn->sk, r->hdr + r->hdr_sent,
-				      r->hdr_len - r->hdr_sent, flags);
+				      r->hdr_len - r->hdr_sent,
+				      kweb_send_flags(r, r->pos < r->end));
 
 		if (n < 0)
 			return n;

@@ -19,10 +19,21 @@ import os
 import re
 import shutil
 import socket
+import struct
 import subprocess
 import sys
 
 PROC = "/proc/net/kweb"
+# struct tcp_info (linux/tcp.h): tcpi_segs_in, tcpi_data_segs_in.
+TCPI_SEGS_IN = 140
+TCPI_DATA_SEGS_IN = 152
+
+
+def segments_in(sock):
+    """Segments the socket received, and those of them with data."""
+    info = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 160)
+    return (struct.unpack_from("I", info, TCPI_SEGS_IN)[0],
+            struct.unpack_from("I", info, TCPI_DATA_SEGS_IN)[0])
 
 
 def counters():
@@ -274,7 +285,32 @@ end
                 % (a, n, 2 * args.churn))
         print("# churn: %d replies" % replies)
 
+    def segments():
+        # A response from softirq carries the ACK of its request, and a
+        # connection's last also kweb's FIN: after the SYN-ACK the client
+        # gets one segment, with neither a pure ACK before it nor a FIN
+        # after (as nginx sends: 2 and 3 segments more).
+        Client(args.host, args.port).get("/fast/small.txt")
+        for last in (False, True):
+            c = Client(args.host, args.port)
+            c.sock.sendall(b"GET /fast/small.txt HTTP/1.1\r\nHost: kweb\r\n%s\r\n"
+                           % (b"Connection: close\r\n" if last else b""))
+            status, fields, body = c.response()
+            if last:
+                while c.sock.recv(65536):
+                    pass
+            segs, data = segments_in(c.sock)
+            c.close()
+            what = "Connection: close" if last else "keep-alive"
+            t.check("cached, %s: 200, and after the SYN-ACK one segment%s"
+                    % (what, ", with the FIN" if last else ""),
+                    status == "HTTP/1.1 200 OK" and body == small and
+                    segs == 2 and data == 1,
+                    "%r, %d bytes, %d segments in, %d with data"
+                    % (status, len(body), segs, data))
+
     t.run("softirq", softirq_small)
+    t.run("segments", segments)
     t.run("pipelined", pipelined)
     t.run("spliced", spliced)
     t.run("freshness", freshness)
