@@ -85,6 +85,12 @@ main() {
   [[ -r $ko ]] || die "no $ko after the build"
 
   local timeout_s vm_args=(--name "$tag" --cpus 2 --memory 2G)
+  # The TSC as clocksource, as on hardware. TCG's CPU model is an AMD one
+  # without constant_tsc, which 6.1 takes for unsynchronized TSCs on 2
+  # vCPUs: it falls back to the HPET, whose every read is an emulated
+  # MMIO access (read_hpet() was 14-22% of a 6.1 guest's samples, and
+  # none on 6.12, which keeps the TSC). See docs/bench/README.md.
+  vm_args+=(--append tsc=reliable)
   timeout_s=${KWEB_BENCH_TIMEOUT:-$( ((smoke)) && echo 900 || echo 14400)}
   vm_args+=(--timeout "$timeout_s")
   if ((kvm)); then

@@ -4,7 +4,9 @@
 #
 #   vm.sh [--name TAG] [--memory 2G] [--cpus 2] [--kvm] [--timeout SEC]
 #         [--net-forward HOSTPORT:GUESTPORT] [--root-cache MODE]
-#         KERNEL_IMAGE -- COMMAND [ARG...]
+#         [--append KERNEL-ARG]... KERNEL_IMAGE -- COMMAND [ARG...]
+#
+# --append adds an argument to the guest kernel's command line.
 #
 # --root-cache MODE mounts the host's filesystem (the guest's 9p root) with
 # cache=MODE instead of vng's cache=none: with loose, a slow guest (the
@@ -48,11 +50,12 @@ kvm=0
 timeout_s=900
 forward=
 root_cache=
+append=()
 
 usage() {
   echo "usage: $0 [--name TAG] [--memory SIZE] [--cpus N] [--kvm]" \
     "[--timeout SEC] [--net-forward HOSTPORT:GUESTPORT] [--root-cache MODE]" \
-    "KERNEL_IMAGE --" \
+    "[--append KERNEL-ARG]... KERNEL_IMAGE --" \
     "COMMAND..." >&2
   exit 2
 }
@@ -68,6 +71,7 @@ while (($#)); do
     --timeout) timeout_s=${2:?}; shift 2 ;;
     --root-cache) root_cache=${2:?}; shift 2 ;;
     --net-forward) forward=${2:?}; shift 2 ;;
+    --append) append+=("${2:?}"); shift 2 ;;
     -h|--help) usage ;;
     --) usage ;;
     -*) usage ;;
@@ -186,6 +190,9 @@ vng_args+=(--append loglevel=5)
 # on the kernel command line wins, and vng puts ours after its own.
 [[ -z $root_cache ]] ||
   vng_args+=(--append "rootflags=version=9p2000.L,trans=virtio,access=any,msize=524288,cache=$root_cache")
+for arg in "${append[@]}"; do
+  vng_args+=(--append "$arg")
+done
 if [[ -n $forward ]]; then
   # Only the host's loopback is forwarded: nothing outside reaches the guest.
   vng_args+=("--qemu-opts=-netdev user,id=n0,hostfwd=tcp:127.0.0.1:${forward%%:*}-:${forward##*:} -device virtio-net-pci,netdev=n0")
