@@ -288,9 +288,11 @@ end
     def segments():
         # A response from softirq carries the ACK of its request, and a
         # connection's last also kweb's FIN: after the SYN-ACK the client
-        # gets one segment, with neither a pure ACK before it nor a FIN
-        # after (as nginx sends: 2 and 3 segments more).
-        Client(args.host, args.port).get("/fast/small.txt")
+        # gets one segment, with neither a pure ACK before it (nginx sends
+        # one) nor a FIN of its own after it.
+        warm = Client(args.host, args.port)
+        warm.get("/fast/small.txt")
+        warm.close()
         for last in (False, True):
             c = Client(args.host, args.port)
             c.sock.sendall(b"GET /fast/small.txt HTTP/1.1\r\nHost: kweb\r\n%s\r\n"
