@@ -51,14 +51,40 @@ static void kweb_placeholder_ungraft(struct sock *sk, struct socket *ph)
 	RCU_INIT_POINTER(sk->sk_wq, NULL);
 }
 
+/*
+ * The bytes TCP copies (headers, error pages) go to a page fragment, by
+ * default the socket's own, sk->sk_frag: a 32 KiB page allocated (and
+ * zeroed, init_on_alloc) on a connection's first response and pinned until
+ * it closes, for a header of a few hundred bytes. User sockets share their
+ * task's, current->task_frag, which softirq must not touch. kweb's
+ * connections borrow one fragment per CPU in softirq, which does not nest,
+ * and the worker's own task_frag in process context. TCP holds a page
+ * reference for the bytes it keeps, and a fragment only moves forward (or
+ * starts its page over when no reference but its own is left): bytes in
+ * flight are never written over, whichever socket they were sent on.
+ */
+static DEFINE_PER_CPU(struct page_frag, kweb_softirq_frag);
+
+static struct page_frag *kweb_frag(void)
+{
+	return in_softirq() ? this_cpu_ptr(&kweb_softirq_frag) :
+			      &current->task_frag;
+}
+
 static int kweb_send_buf(struct sock *sk, const void *data, size_t len,
 			 int flags)
 {
 	struct kvec iov = { .iov_base = (void *)data, .iov_len = len };
 	struct msghdr msg = { .msg_flags = flags };
+	struct page_frag *frag = kweb_frag();
+	int n;
 
 	iov_iter_kvec(&msg.msg_iter, ITER_SOURCE, &iov, 1, len);
-	return tcp_sendmsg_locked(sk, &msg, len);
+	/* sk_page_frag() is sk->sk_frag: kweb's sockets leave task_frag off. */
+	swap(*frag, sk->sk_frag);
+	n = tcp_sendmsg_locked(sk, &msg, len);
+	swap(*frag, sk->sk_frag);
+	return n;
 }
 
 /* Slab or otherwise unsuitable pages cannot be referenced from skbs. */
@@ -270,4 +296,12 @@ void kweb_send_exit(void)
 			sock_release(ph);
 	}
 	free_percpu(kweb_placeholder);
+	/* Only our reference: skbs still in flight hold their own. */
+	for_each_possible_cpu(cpu) {
+		struct page_frag *frag = per_cpu_ptr(&kweb_softirq_frag, cpu);
+
+		if (frag->page)
+			put_page(frag->page);
+		frag->page = NULL;
+	}
 }
