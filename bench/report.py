@@ -76,8 +76,10 @@ def idle_section(idle):
     lines = ["## Idle keep-alive connections: memory per connection", "",
              "%d connections, each after one 1 KiB GET, held open idle; "
              "bytes per connection (median, min–max over rounds). Kernel = "
-             "/proc/meminfo's Slab, KernelStack, PageTables, Percpu and "
-             "VmallocUsed; TCP sockets = the same for connections left in "
+             "all memory in use less the page cache and anonymous memory "
+             "(/proc/meminfo; the per-CPU free lists counted as free), so "
+             "pages outside any slab count; TCP sockets = the same for "
+             "connections left in "
              "an accept queue (client and server socket, nothing else); own "
              "= kernel less TCP sockets, plus the server's resident memory "
              "(nginx's workers)." % n, ""]

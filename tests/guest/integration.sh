@@ -326,13 +326,13 @@ identity() {
 # Hostile clients and file churn with a short header timeout, then rmmod
 # in the middle of a 256-connection wrk run, and a reload.
 hardening() {
-  local t0 t1 rc=0 wrk_pid before slow=()
+  local t0 t1 rc=0 wrk_pid before light=()
   # 300 trickling connections took the debug kernel 73 s of Python
   # send() calls: 100 there cross the same timer and close paths.
-  ((LIGHT)) && slow=(--slow 100)
+  ((LIGHT)) && light=(--slow 100 --light)
   load_with header_timeout=5 || return
   client_tests "$HARDENING_TEST" hardening 127.0.0.1 --header-timeout 5 \
-    "${slow[@]}"
+    "${light[@]}"
   if kernel_died; then
     return
   fi

@@ -2,7 +2,7 @@
 # Connection rate, one build of kweb against another, alternating in one
 # guest beside nginx: httperf (one connection per request, 1 KiB), one
 # process and four at once; perf stat -a counts work runs, context
-# switches and wake-ups per connection.
+# switches and wake-ups per connection (and KWEB_AB_EVENTS, if set).
 #   closer-ab.sh OUTDIR ROUNDS A.ko [B.ko [C.ko]]   (sides nginx a b c)
 #   run in a guest: scripts/vm.sh --name ab --memory 2G --timeout 1200 \
 #     /boot/vmlinuz-6.12.117+deb12-amd64 -- closer-ab.sh OUT 2 A.ko B.ko
@@ -14,7 +14,7 @@ sysctl -qw net.ipv4.tcp_tw_reuse=1 net.ipv4.ip_local_port_range="1024 65000"
 source "$(dirname "$0")/../adhoc-guest.sh"
 uname -r
 PERF=$(ls /usr/bin/perf_* 2>/dev/null | sort -r | head -1); PERF=${PERF:-perf}
-EV=context-switches,workqueue:workqueue_execute_start,sched:sched_wakeup
+EV=context-switches,workqueue:workqueue_execute_start,sched:sched_wakeup${KWEB_AB_EVENTS:+,$KWEB_AB_EVENTS}
 N=3000
 hp() { httperf --server 127.0.0.1 --port "$1" --uri /1k.bin --num-conns "$2" --num-calls 1 --timeout 10; }
 for round in $(seq "$ROUNDS"); do
