@@ -22,6 +22,7 @@ set -euo pipefail
 #  libmnl-dev pkg-config  userctl/kwebctl
 #  mandoc             make lint's man page check (scripts/man-check.py)
 #  linux-perf         tests/trace_test.py's perf record -e 'kweb:*'
+#  bpftrace           the kernel stacks docs/bench's profile.sh samples
 #  xfsprogs btrfs-progs squashfs-tools nfs-kernel-server  the filesystem
 #                      matrix (tests/guest/fsmatrix.sh; e2fsprogs for ext4)
 #  debhelper dh-dkms dkms lintian  make deb and its check on the host
@@ -40,7 +41,7 @@ readonly APT_PACKAGES=(
   python3-matplotlib
   python3-yaml python3-jsonschema
   libmnl-dev pkg-config mandoc
-  linux-perf
+  linux-perf bpftrace
   xfsprogs btrfs-progs squashfs-tools nfs-kernel-server
   debhelper dh-dkms dkms lintian
   prometheus
