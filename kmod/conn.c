@@ -101,9 +101,18 @@ static void kweb_conn_event(struct sock *sk, bool space)
 	/* Only TCP's write-space signal calls with space, on conn->sock. */
 	if (space && sk->sk_socket)
 		clear_bit(SOCK_NOSPACE, &sk->sk_socket->flags);
-	if (sock_owned_by_user_nocheck(sk) || !in_softirq()) {
+	/*
+	 * A send of ours that fails with empty queues (TCP out of memory)
+	 * calls sk_write_space() before it returns, to wake a waiter no ACK
+	 * will: from inside the run below, for the same conn. Running it
+	 * again there would end it twice; the worker looks once we are done.
+	 */
+	if (sock_owned_by_user_nocheck(sk) || !in_softirq() || conn->running) {
 		kweb_conn_queue(conn);
-	} else if (kweb_conn_run_atomic(conn)) {
+		goto out;
+	}
+	conn->running = true;
+	if (kweb_conn_run_atomic(conn)) {
 		/*
 		 * Ended or prepared for the move right here: a work run
 		 * queued already finds it closed once it has the lock.
@@ -115,6 +124,7 @@ static void kweb_conn_event(struct sock *sk, bool space)
 		else
 			kweb_conn_queue(conn);
 	}
+	conn->running = false;
 out:
 	read_unlock_bh(&sk->sk_callback_lock);
 	/* Restoring the callbacks takes sk_callback_lock for writing. */

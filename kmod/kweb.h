@@ -279,6 +279,7 @@ struct kweb_conn {
 	bool abort;			/* server stopping */
 	bool reset;			/* close with a RST: a stalled response */
 	bool closed;			/* closed or handed off: under the lock */
+	bool running;			/* softirq is advancing it: under the lock */
 	bool idle;			/* no byte of the next request yet */
 	bool worked;			/* a work item did more than close */
 	bool expired;			/* timer ran out: last read, then close */
