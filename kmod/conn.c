@@ -102,10 +102,12 @@ static void kweb_conn_event(struct sock *sk, bool space)
 	if (space && sk->sk_socket)
 		clear_bit(SOCK_NOSPACE, &sk->sk_socket->flags);
 	/*
-	 * A send of ours that fails with empty queues (TCP out of memory)
-	 * calls sk_write_space() before it returns, to wake a waiter no ACK
-	 * will: from inside the run below, for the same conn. Running it
-	 * again there would end it twice; the worker looks once we are done.
+	 * TCP calls sk_write_space() from inside a send of ours: when it
+	 * fails with empty queues (out of memory, to wake a waiter no ACK
+	 * will) and when its push finds room. That is from inside the run
+	 * below, for the same conn: running it again there would end it
+	 * twice (and nest send.c's borrowed page fragment); the worker
+	 * looks once we are done.
 	 */
 	if (sock_owned_by_user_nocheck(sk) || !in_softirq() || conn->running) {
 		kweb_conn_queue(conn);
