@@ -543,8 +543,12 @@ class Side:
             self.kweb.load([])
         else:
             # kweb's backend: one listener per family, on loopback.
-            self.nginx.start(["127.0.0.1:%d" % a.backend_port,
-                              "[::1]:%d" % a.backend_port])
+            # "deferred": kweb hands a connection over with its request
+            # already received, so nginx may read it right after
+            # accept() instead of waiting for epoll to say so.
+            opt = " deferred" if a.backend_deferred else ""
+            self.nginx.start(["127.0.0.1:%d%s" % (a.backend_port, opt),
+                              "[::1]:%d%s" % (a.backend_port, opt)])
             wait_until(lambda: listening(a.backend_port), 20,
                        "nginx listening on port %d" % a.backend_port)
             self.kweb.load(["dynamic_prefixes=" + PREFIX,
@@ -1081,6 +1085,9 @@ def main():
     ap.add_argument("--loopback-only", action="store_true",
                     help="nginx alone listens on 127.0.0.1 and [::1] only")
     ap.add_argument("--no-reuseport", dest="reuseport", action="store_false")
+    ap.add_argument("--no-backend-deferred", dest="backend_deferred",
+                    action="store_false",
+                    help="nginx behind kweb listens without \"deferred\"")
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1,
                     help="nginx worker processes (default: one per CPU)")
     ap.add_argument("--wrk-threads", type=int, default=0,
@@ -1162,6 +1169,7 @@ def main():
             "comparisons": comps, "rows": rows, "rounds": args.rounds,
             "duration": args.duration, "warmup": args.warmup,
             "smoke": args.smoke, "reuseport": args.reuseport,
+            "backend_deferred": args.backend_deferred,
             "check_timed": args.check_timed,
             "workers": args.workers, "tool_cpus": sorted(args.tool_cpus or []),
             "nginx_affinity": args.nginx_affinity, "spec": spec_summary(info),
