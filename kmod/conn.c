@@ -98,15 +98,22 @@ static void kweb_conn_event(struct sock *sk, bool space)
 	/* Closed under the socket lock: the worker detaches it next. */
 	if (!conn || READ_ONCE(conn->closed))
 		goto out;
+	/*
+	 * TCP calls sk_write_space() from inside a send of ours: when it
+	 * fails with empty queues (out of memory, to wake a waiter no ACK
+	 * will) and when a backlog flush finds room. The send's caller
+	 * acts on its result (kweb_conn_wait_room()), with SOCK_NOSPACE
+	 * set again if it waits for room.
+	 */
+	if (space && conn->sending)
+		goto out;
 	/* Only TCP's write-space signal calls with space, on conn->sock. */
 	if (space && sk->sk_socket)
 		clear_bit(SOCK_NOSPACE, &sk->sk_socket->flags);
 	/*
-	 * TCP calls sk_write_space() from inside a send of ours: when it
-	 * fails with empty queues (out of memory, to wake a waiter no ACK
-	 * will) and when its push finds room. That is from inside the run
-	 * below, for the same conn: running it again there would end it
-	 * twice (and nest send.c's borrowed page fragment); the worker
+	 * Any other event from inside a run of ours, for the same conn
+	 * (the backlog a send flushes): running it again there would end
+	 * it twice (and nest send.c's borrowed page fragment); the worker
 	 * looks once we are done.
 	 */
 	if (sock_owned_by_user_nocheck(sk) || !in_softirq() || conn->running) {
@@ -157,13 +164,46 @@ static void kweb_conn_timeout(struct timer_list *t)
 {
 	struct kweb_conn *conn = from_timer(conn, t, timer);
 
-	WRITE_ONCE(conn->timed_out, true);
+	/* A starved send's retry, until its own timeout: kweb_conn_wait_room(). */
+	if (!READ_ONCE(conn->starved) ||
+	    !time_before(jiffies, READ_ONCE(conn->send_deadline)))
+		WRITE_ONCE(conn->timed_out, true);
 	kweb_conn_queue(conn);
 }
 
 static void kweb_conn_arm(struct kweb_conn *conn, unsigned int seconds)
 {
+	WRITE_ONCE(conn->starved, false);
 	mod_timer(&conn->timer, jiffies + seconds * HZ);
+}
+
+/*
+ * A send came up short. With data in flight, its ACKs bring
+ * sk_write_space() as room frees up. With nothing in flight TCP is out of
+ * memory (over tcp_mem, or the memory cgroup's limit) and no ACK will
+ * come: try again a little later, as sk_stream_wait_memory() does for a
+ * blocking sender, until send_timeout after the first failure. TCP's own
+ * wake-up for that case comes from inside the send and is ignored
+ * (kweb_conn_event()): acting on it would retry at once, for as long as
+ * memory stays short.
+ */
+static void kweb_conn_wait_room(struct kweb_conn *conn)
+{
+	unsigned long retry;
+
+	if (!tcp_rtx_and_write_queues_empty(conn->sk)) {
+		kweb_conn_arm(conn, conn->srv->limits.send_timeout);
+		return;
+	}
+	if (!conn->starved) {
+		WRITE_ONCE(conn->send_deadline,
+			   jiffies + conn->srv->limits.send_timeout * HZ);
+		WRITE_ONCE(conn->starved, true);
+	}
+	retry = jiffies + get_random_u32_below(HZ / 5) + 2;
+	if (time_after(retry, conn->send_deadline))
+		retry = conn->send_deadline;
+	mod_timer(&conn->timer, retry);
 }
 
 /* The next request starts at the first unread byte. */
@@ -549,11 +589,11 @@ static bool kweb_conn_run(struct kweb_conn *conn, bool atomic)
 			}
 			if (err == -EAGAIN) {
 				/*
-				 * sk_write_space() brings us back, once the
-				 * worker has given conn a socket to hear it.
+				 * sk_write_space() or the timer brings us
+				 * back, once the worker has given conn a
+				 * socket to hear the former.
 				 */
-				kweb_conn_arm(conn,
-					      conn->srv->limits.send_timeout);
+				kweb_conn_wait_room(conn);
 				return !conn->sock;
 			}
 			if (err) {

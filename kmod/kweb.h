@@ -275,6 +275,7 @@ struct kweb_conn {
 	struct work_struct work;
 	struct llist_node close_node;	/* ended in softirq, to be closed */
 	struct timer_list timer;
+	unsigned long send_deadline;	/* starved: when the send times out */
 	bool timed_out;
 	bool abort;			/* server stopping */
 	bool reset;			/* close with a RST: a stalled response */
@@ -283,6 +284,8 @@ struct kweb_conn {
 	bool idle;			/* no byte of the next request yet */
 	bool worked;			/* a work item did more than close */
 	bool expired;			/* timer ran out: last read, then close */
+	bool sending;			/* inside a send of ours: under the lock */
+	bool starved;			/* TCP out of memory: timer retries */
 
 	enum kweb_conn_state state;
 	u8 close_reason;		/* enum kweb_close_reason, once DONE */

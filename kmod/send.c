@@ -249,7 +249,9 @@ int kweb_send_response(struct kweb_conn *conn)
 
 	if (!conn->sk->sk_socket)
 		return -EAGAIN;
+	conn->sending = true;
 	err = kweb_send_locked(conn);
+	conn->sending = false;
 	kweb_placeholder_ungraft(conn->sk, ph);
 	return err;
 }

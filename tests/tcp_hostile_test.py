@@ -14,7 +14,8 @@ cookie needed). Each test uses TCP the way a hostile or odd client
 does: urgent data (MSG_OOB) before, inside and after a request head; a
 reset (SO_LINGER {1, 0}) mid-head, mid-body, while a handoff waits for
 our ACKs, and while kweb lingers; a half-close right after the request; a
-Fast Open request; a tiny MSS. Each then requires what a correct server
+Fast Open request; a tiny MSS; sends that fail for want of memory (where
+the kernel has failslab). Each then requires what a correct server
 gives: at most one response per request sent, exact status and bytes.
 After every test all its sockets are closed, kweb must drop its
 connections (connections_open back to where it was), a normal GET on a
@@ -778,6 +779,142 @@ def t_tiny_mss():
 
 
 # ---------------------------------------------------------------------------
+# Out of memory as a response starts
+
+DEBUGFS = "/sys/kernel/debug"
+FAILSLAB = DEBUGFS + "/failslab"
+FCLONE_FAILSLAB = "/sys/kernel/slab/skbuff_fclone_cache/failslab"
+TRACEFS = "/sys/kernel/tracing"
+OOM_TEST = ("TCP out of memory as a response starts (its skbs fail to "
+            "allocate): kweb retries a few times a second, not at once "
+            "in a loop, and answers once memory is back")
+
+
+def failslab_ready():
+    """Whether this kernel can fail a slab cache's allocations on demand
+    (CONFIG_FAILSLAB: the debug kernel)."""
+    if not os.path.isdir(FAILSLAB) and os.path.isdir(DEBUGFS):
+        subprocess.run(["mount", "-t", "debugfs", "none", DEBUGFS],
+                       capture_output=True)
+    return os.path.isdir(FAILSLAB) and os.path.exists(FCLONE_FAILSLAB)
+
+
+def write_file(path, value):
+    with open(path, "w") as f:
+        f.write(value)
+
+
+class FailSkbs:
+    """While on, every allocation of a TCP send skb (skbuff_fclone_cache)
+    that cannot sleep fails: kweb's sockets allocate GFP_ATOMIC, the
+    client's (process context) GFP_KERNEL. So kweb's sends fail with
+    nothing queued, TCP's out-of-memory case, while the client's work."""
+
+    KNOBS = {"cache-filter": "Y", "ignore-gfp-wait": "Y",
+             "probability": "100", "interval": "1", "times": "-1",
+             "space": "0", "verbose": "0"}
+
+    def __init__(self):
+        self.saved = {}
+        for k, v in self.KNOBS.items():
+            path = os.path.join(FAILSLAB, k)
+            with open(path) as f:
+                self.saved[path] = f.read().strip()
+            write_file(path, v)
+        self.on = False
+
+    def set(self, on):
+        try:
+            write_file(FCLONE_FAILSLAB, "1" if on else "0")
+        except OSError as e:
+            # A cache merged with others refuses (boot with slab_nomerge).
+            raise Fail("%s: %s" % (FCLONE_FAILSLAB, e))
+        self.on = on
+
+    def close(self):
+        if self.on:
+            self.set(False)
+        for path, v in self.saved.items():
+            write_file(path, v)
+
+
+class WorkRuns:
+    """Counts the runs of kweb's connection work item from now on, with
+    the workqueue tracepoint in a tracefs instance of its own."""
+
+    def __init__(self):
+        if not os.path.isdir(os.path.join(TRACEFS, "instances")):
+            subprocess.run(["mount", "-t", "tracefs", "nodev", TRACEFS],
+                           capture_output=True)
+        addr = None
+        with open("/proc/kallsyms") as f:
+            for line in f:
+                p = line.split()
+                if len(p) >= 3 and p[2] == "kweb_conn_work":
+                    addr = int(p[0], 16)
+        check(addr, "kweb_conn_work is not in /proc/kallsyms (as 0)")
+        self.inst = os.path.join(TRACEFS, "instances", "kweb-hostile")
+        if os.path.isdir(self.inst):
+            os.rmdir(self.inst)
+        os.mkdir(self.inst)
+        self.ev = os.path.join(self.inst,
+                               "events/workqueue/workqueue_execute_start")
+        write_file(os.path.join(self.ev, "filter"), "function == 0x%x" % addr)
+        write_file(os.path.join(self.ev, "enable"), "1")
+
+    def count(self):
+        with open(os.path.join(self.inst, "trace")) as f:
+            return sum(1 for line in f if not line.startswith("#"))
+
+    def close(self):
+        write_file(os.path.join(self.ev, "enable"), "0")
+        os.rmdir(self.inst)
+
+
+# Starved this long; kweb retries every 8-200 ms (sk_stream_wait_memory()'s
+# random 2..HZ/5+1 jiffies), about 20 times. At once in a loop, thousands.
+OOM_SECONDS = 2.0
+OOM_MAX_RUNS = 60
+
+
+@hostile(OOM_TEST)
+def t_tcp_out_of_memory():
+    # Cached, so that softirq tries first, then the worker.
+    s = connect()
+    s.sendall(req("/small.txt", close=True))
+    read_all(s, idle=CFG.timeout)
+    fail = FailSkbs()
+    runs = None
+    try:
+        work = WorkRuns()
+        try:
+            s = connect()
+            fail.set(True)
+            s.sendall(req("/small.txt", close=True))
+            time.sleep(OOM_SECONDS)
+            runs = work.count()
+            fail.set(False)
+            data, how = read_all(s, idle=CFG.timeout)
+        finally:
+            work.close()
+    finally:
+        fail.close()
+    note("%d runs of kweb's work item in %.0f s of failed sends" %
+         (runs, OOM_SECONDS))
+    resps, rest = split_responses(data)
+    check(len(resps) == 1 and not rest and how == "eof",
+          "%d responses, %d bytes more, ended by %s: %s" %
+          (len(resps), len(rest), how, show(data[:300])))
+    code, f, body = resps[0]
+    check(code == 200 and body == docfile("small.txt"),
+          "status %d: %s" % (code, show(body)))
+    check(0 < runs <= OOM_MAX_RUNS,
+          "kweb's work item ran %d times in %.0f s of failed sends (at "
+          "most %d: it must wait between tries)" %
+          (runs, OOM_SECONDS, OOM_MAX_RUNS))
+
+
+# ---------------------------------------------------------------------------
 # An orphan's timers
 
 class LoLoss:
@@ -912,6 +1049,10 @@ def main():
     CFG = ap.parse_args()
     if CFG.hold:
         return hold()
+    if not failslab_ready():
+        note("not run: %s: no failslab (CONFIG_FAILSLAB) in this kernel"
+             % OOM_TEST)
+        TESTS.tests = [t for t in TESTS.tests if t[0] != OOM_TEST]
     if CFG.only:
         TESTS.tests = [t for t in TESTS.tests if re.search(CFG.only, t[0])]
     if CFG.list:
