@@ -508,6 +508,35 @@ tcp_orphans() {
   done </proc/net/sockstat
   ORPHANS=0
 }
+# kweb's connections open in this namespace into OPEN, builtins only.
+kweb_open() {
+  local key value
+  OPEN=0
+  while read -r key value _; do
+    [[ $key == connections_open ]] && { OPEN=$value; return; }
+  done </proc/net/kweb
+}
+# The orphan count is every namespace's: a connection of the suite before
+# that kweb closes now, its client gone quiet, is an orphan of this one
+# in FIN_WAIT2 for a minute. Start from none left open (60 s at most),
+# and show this namespace's sockets where one was counted.
+root_quiet() {
+  local end=$((SECONDS + 60))
+  kweb_open
+  while ((OPEN && SECONDS < end)); do
+    nap 0.5
+    kweb_open
+  done
+  if ((OPEN)); then
+    echo "root namespace: $OPEN connections of kweb still open" | diag
+  fi
+}
+root_sockets() {
+  kweb_open
+  echo "root namespace: kweb's connections_open $OPEN"
+  # States an orphan can be in: FIN_WAIT1, FIN_WAIT2, LAST_ACK, CLOSING.
+  awk '$4 ~ /^(04|05|09|0B)$/' /proc/net/tcp /proc/net/tcp6
+}
 zero_window_netns() {
   local ns=kweb-hostile before rc=0 out orphans n max end mode=${1:-open}
   local orphans0 what="zero-window clients"
@@ -528,6 +557,7 @@ zero_window_netns() {
     ip netns del "$ns" 2>/dev/null
     return
   fi
+  root_quiet
   tcp_orphans
   orphans0=$ORPHANS
   [[ $mode == closed ]] &&
@@ -583,7 +613,8 @@ zero_window_netns() {
     ok "$TAG: the namespace's exit leaves no orphaned connection of kweb behind ($mode)"
   else
     not_ok "$TAG: the namespace's exit leaves no orphaned connection of kweb behind ($mode)"
-    echo "TCP orphans: $orphans expected at most, up to $max after" | diag
+    { echo "TCP orphans: $orphans expected at most, up to $max after"
+      root_sockets; } | diag
   fi
   # Past the first probe and retransmission timers (KASAN).
   nap "$NETNS_WAIT"
