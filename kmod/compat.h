@@ -18,28 +18,61 @@
 #include <net/tcp.h>
 
 /*
- * Zero-copy send of part of a page-cache page on a locked TCP socket.
+ * Zero-copy send of a run of pages (nr bio_vecs, len bytes in all) on a
+ * locked TCP socket: the bytes taken, maybe fewer, or an error if none.
  * Kernels with sendpage (and so MSG_SENDPAGE_NOTLAST) have
- * do_tcp_sendpages(); 6.5 replaced both with MSG_SPLICE_PAGES. Debian's
- * 6.1 defines MSG_SPLICE_PAGES too (a stable backport) but its TCP ignores
- * the flag and would silently copy, so the test is for sendpage.
+ * do_tcp_sendpages(), a call per page; 6.5 replaced both with
+ * MSG_SPLICE_PAGES, one call for the run. Debian's 6.1 defines
+ * MSG_SPLICE_PAGES too (a stable backport) but its TCP ignores the flag
+ * and would silently copy, so the test is for sendpage.
  */
+#ifdef MSG_SENDPAGE_NOTLAST
 static inline int kweb_tcp_send_page(struct sock *sk, struct page *page,
 				     int offset, size_t len, int flags)
 {
-#ifdef MSG_SENDPAGE_NOTLAST
 	if (flags & MSG_MORE)
 		flags |= MSG_SENDPAGE_NOTLAST;
 	return do_tcp_sendpages(sk, page, offset, len, flags);
+}
+
+static inline int kweb_tcp_send_pages(struct sock *sk, struct bio_vec *bv,
+				      unsigned int nr, size_t len, int flags)
+{
+	unsigned int i;
+	int sent = 0;
+
+	for (i = 0; i < nr; i++) {
+		int n = kweb_tcp_send_page(sk, bv[i].bv_page, bv[i].bv_offset,
+					   bv[i].bv_len,
+					   i + 1 < nr ? flags | MSG_MORE : flags);
+
+		if (n <= 0)
+			return sent ? sent : n;
+		sent += n;
+		if (n < bv[i].bv_len)
+			break;
+	}
+	return sent;
+}
 #else
-	struct bio_vec bvec;
+static inline int kweb_tcp_send_pages(struct sock *sk, struct bio_vec *bv,
+				      unsigned int nr, size_t len, int flags)
+{
 	struct msghdr msg = { .msg_flags = flags | MSG_SPLICE_PAGES };
 
-	bvec_set_page(&bvec, page, len, offset);
-	iov_iter_bvec(&msg.msg_iter, ITER_SOURCE, &bvec, 1, len);
+	iov_iter_bvec(&msg.msg_iter, ITER_SOURCE, bv, nr, len);
 	return tcp_sendmsg_locked(sk, &msg, len);
-#endif
 }
+
+static inline int kweb_tcp_send_page(struct sock *sk, struct page *page,
+				     int offset, size_t len, int flags)
+{
+	struct bio_vec bvec;
+
+	bvec_set_page(&bvec, page, len, offset);
+	return kweb_tcp_send_pages(sk, &bvec, 1, len, flags);
+}
+#endif
 
 /*
  * Reading a file's pages needs nothing here: both kernels have the

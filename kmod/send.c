@@ -159,6 +159,54 @@ static int kweb_send_entry(struct kweb_conn *conn)
 }
 
 /*
+ * The rest of the header and the body's first page at once, the header
+ * from a page fragment TCP can hold a reference on, as it holds the
+ * body's: one send (on 6.12 one tcp_sendmsg_locked() instead of two, each
+ * with its own push, and its probe timer armed while the header waits
+ * for the body) for the response of a small cached file. The fragment
+ * moves past the header whatever TCP takes: it never writes over bytes
+ * it gave out. Returns 0 with as much sent as TCP took, -EAGAIN or an
+ * error as kweb_send_entry(), or 1 if the two must go apart.
+ */
+static int kweb_send_head_entry(struct kweb_conn *conn)
+{
+	struct kweb_response *r = &conn->resp;
+	struct kweb_centry *e = r->entry;
+	unsigned int hlen = r->hdr_len - r->hdr_sent;
+	pgoff_t index = r->pos >> PAGE_SHIFT;
+	size_t off = offset_in_page(r->pos);
+	size_t len = min_t(loff_t, PAGE_SIZE - off, r->end - r->pos);
+	struct page_frag *frag = kweb_frag();
+	struct bio_vec bv[2];
+	int n;
+
+	if (!kweb_centry_page_ok(e, index))
+		return -ESTALE;
+	if (hlen > PAGE_SIZE || !sendpage_ok(e->pages[index]) ||
+	    !skb_page_frag_refill(hlen, frag, conn->sk->sk_allocation))
+		return 1;
+	memcpy(page_address(frag->page) + frag->offset,
+	       r->hdr + r->hdr_sent, hlen);
+	bvec_set_page(&bv[0], frag->page, hlen, frag->offset);
+	bvec_set_page(&bv[1], e->pages[index], len, off);
+	frag->offset += hlen;
+	n = kweb_tcp_send_pages(conn->sk, bv, 2, hlen + len,
+				kweb_send_flags(r, r->pos + len < r->end));
+	if (n < 0)
+		return n;
+	if (!n)
+		return -EAGAIN;
+	if (n <= hlen) {
+		r->hdr_sent += n;
+		return 0;
+	}
+	r->hdr_sent = r->hdr_len;
+	r->pos += n - hlen;
+	kweb_stat_add(conn->srv->stats, KWEB_STAT_BODY_SPLICED, n - hlen);
+	return 0;
+}
+
+/*
  * From the open file, up to KWEB_SEND_BATCH pages read at a time into
  * r->batch, whose references last until the next read or the response's
  * release. May sleep reading. A body shorter than promised (the file was
@@ -222,6 +270,12 @@ static int kweb_send_locked(struct kweb_conn *conn)
 {
 	struct kweb_response *r = &conn->resp;
 
+	if (r->hdr_sent < r->hdr_len && r->entry && r->pos < r->end) {
+		int err = kweb_send_head_entry(conn);
+
+		if (err < 0)
+			return err;
+	}
 	while (r->hdr_sent < r->hdr_len) {
 		/* MSG_MORE: the header and the first page share a segment. */
 		int n = kweb_send_buf(conn->sk, r->hdr + r->hdr_sent,
