@@ -164,6 +164,27 @@ void kweb_log_begin(struct kweb_conn *conn, const struct kweb_request *req,
 		lr->addr4 = conn->sk->sk_daddr;
 }
 
+void kweb_log_rebase(struct kweb_log_req *lr, const char *old, size_t len,
+		     const char *new)
+{
+	const char **s[] = { &lr->method, &lr->target, &lr->referer,
+			     &lr->user_agent };
+	u16 *n[] = { &lr->method_len, &lr->target_len, &lr->referer_len,
+		     &lr->user_agent_len };
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(s); i++) {
+		if (!*s[i] || *s[i] < old || *s[i] > old + len)
+			continue;
+		if (new) {
+			*s[i] = new + (*s[i] - old);
+		} else {
+			*s[i] = NULL;
+			*n[i] = 0;
+		}
+	}
+}
+
 static int kweb_log_put_str(struct sk_buff *skb, int type, const char *s,
 			    u16 len)
 {

@@ -68,4 +68,11 @@ void kweb_log_begin(struct kweb_conn *conn, const struct kweb_request *req,
  */
 void kweb_log_end(struct kweb_conn *conn, u16 status, u64 bytes);
 
+/*
+ * The head the record's strings point into moved from old (len bytes) to
+ * new, or is gone (new NULL): the strings follow, or are dropped.
+ */
+void kweb_log_rebase(struct kweb_log_req *lr, const char *old, size_t len,
+		     const char *new);
+
 #endif /* KWEB_ACCESSLOG_H */

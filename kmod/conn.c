@@ -66,6 +66,7 @@ static void kweb_conn_queue(struct kweb_conn *conn)
 }
 
 static bool kweb_conn_run(struct kweb_conn *conn, bool atomic);
+static int kweb_conn_head_keep(struct kweb_conn *conn);
 static void kweb_conn_handoff_atomic(struct kweb_conn *conn);
 static void kweb_conn_close_later(struct kweb_conn *conn);
 
@@ -73,9 +74,11 @@ static void kweb_conn_close_later(struct kweb_conn *conn);
 static bool kweb_conn_run_atomic(struct kweb_conn *conn)
 {
 	bool worker = kweb_conn_run(conn, true);
+	int err;
 
-	/* A header left unsent must not stay in this CPU's scratch. */
-	if (kweb_response_hdr_keep(&conn->resp)) {
+	/* A header left unsent or a head must not stay in this CPU's scratch. */
+	err = kweb_response_hdr_keep(&conn->resp);
+	if (kweb_conn_head_keep(conn) || err) {
 		kweb_conn_done(conn, KWEB_CLOSE_ERROR);
 		worker = true;
 	}
@@ -216,35 +219,94 @@ static void kweb_conn_head_reset(struct kweb_conn *conn)
 /* Smallest head buffer: most request heads fit. */
 #define KWEB_BUF_MIN 512
 
+/* A head buffer for len peeked bytes, doubled as more come, up to limit. */
+static size_t kweb_conn_buf_size(size_t len, size_t limit)
+{
+	return min_t(size_t, max_t(size_t, roundup_pow_of_two(len ?: 1),
+				   KWEB_BUF_MIN), limit);
+}
+
+/* conn->buf moves to buf, with the record's strings that point into it. */
+static void kweb_conn_buf_move(struct kweb_conn *conn, char *buf, size_t size)
+{
+	kweb_log_rebase(&conn->log, conn->buf, conn->peeked, buf);
+	conn->buf = buf;
+	conn->buf_size = size;
+	conn->buf_scratch = false;
+}
+
 /*
  * Room in conn->buf for every unread byte, up to max. The buffer is
  * allocated when bytes arrive, sized to them and doubled as more come,
  * and freed with the request it held: an idle connection holds none, a
- * slow one about what it sent.
+ * slow one about what it sent. In softirq a head that fits is peeked
+ * into the CPU's scratch instead: most are answered in the same run and
+ * need no buffer of their own, and one that outlives the run is copied
+ * out (kweb_conn_head_keep()).
  */
 static bool kweb_conn_buf_grow(struct kweb_conn *conn, size_t limit,
-			       gfp_t gfp)
+			       bool atomic)
 {
 	size_t want = min(kweb_recv_unread(conn->sk), limit);
 	char *buf;
 
 	if (want <= conn->buf_size)
 		return true;
-	want = min_t(size_t, max_t(size_t, roundup_pow_of_two(want),
-				   KWEB_BUF_MIN), limit);
-	buf = krealloc(conn->buf, want, gfp);
+	if (atomic && !conn->buf && want <= KWEB_HEAD_SCRATCH) {
+		conn->buf = kweb_request_head_scratch();
+		conn->buf_size = min_t(size_t, KWEB_HEAD_SCRATCH, limit);
+		conn->buf_scratch = true;
+		return true;
+	}
+	want = kweb_conn_buf_size(want, limit);
+	if (conn->buf_scratch) {
+		buf = kmalloc(want, GFP_ATOMIC | __GFP_NOWARN);
+		if (buf)
+			memcpy(buf, conn->buf, conn->peeked);
+	} else {
+		buf = krealloc(conn->buf, want, atomic ? GFP_ATOMIC : GFP_KERNEL);
+	}
 	if (!buf)
 		return false;
-	conn->buf = buf;
-	conn->buf_size = want;
+	kweb_conn_buf_move(conn, buf, want);
 	return true;
 }
 
 static void kweb_conn_buf_free(struct kweb_conn *conn)
 {
-	kfree(conn->buf);
+	if (!conn->buf_scratch)
+		kfree(conn->buf);
 	conn->buf = NULL;
 	conn->buf_size = 0;
+	conn->buf_scratch = false;
+}
+
+/*
+ * Softirq is ending: a head still in this CPU's scratch (not yet whole,
+ * handed off, or answered by a response still waiting for room) is
+ * copied out. If it cannot be, the head is gone and so is conn.
+ */
+static int kweb_conn_head_keep(struct kweb_conn *conn)
+{
+	size_t size;
+	char *buf;
+
+	if (!conn->buf_scratch)
+		return 0;
+	if (!conn->peeked) {
+		kweb_conn_buf_free(conn);
+		return 0;
+	}
+	size = kweb_conn_buf_size(conn->peeked, conn->buf_size);
+	buf = kmalloc(size, GFP_ATOMIC | __GFP_NOWARN);
+	if (!buf) {
+		kweb_conn_buf_move(conn, NULL, 0);
+		kweb_conn_head_reset(conn);
+		return -ENOMEM;
+	}
+	memcpy(buf, conn->buf, conn->peeked);
+	kweb_conn_buf_move(conn, buf, size);
+	return 0;
 }
 
 /* The response is out: linger or wait for the next request. */
@@ -401,7 +463,7 @@ static enum kweb_read kweb_conn_read(struct kweb_conn *conn, bool atomic)
 		}
 	}
 
-	if (!kweb_conn_buf_grow(conn, max, atomic ? GFP_ATOMIC : GFP_KERNEL)) {
+	if (!kweb_conn_buf_grow(conn, max, atomic)) {
 		if (atomic)
 			return KWEB_READ_WORKER;
 		kweb_conn_done(conn, KWEB_CLOSE_ERROR);

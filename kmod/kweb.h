@@ -33,6 +33,9 @@
 /* Response header buffer: the header, and an error body after it. */
 #define KWEB_HDR_MAX 2048
 
+/* A request head softirq peeks into its CPU's scratch: most fit. */
+#define KWEB_HEAD_SCRATCH 4096
+
 /*
  * A request's path as it is resolved: the normalized path (at most
  * KWEB_PATH_NORM bytes with its NUL), then "index.html" for a directory,
@@ -291,6 +294,7 @@ struct kweb_conn {
 	u8 close_reason;		/* enum kweb_close_reason, once DONE */
 	char *buf;			/* peeked request head, buf_size */
 	unsigned int buf_size;
+	bool buf_scratch;		/* buf is this CPU's: softirq only */
 	unsigned int peeked;		/* bytes of it in buf */
 	struct kweb_head_scan scan;	/* how far buf was looked at */
 	unsigned int head_unread;	/* SEND: answered head, to consume */
@@ -393,6 +397,7 @@ void kweb_response_error(struct kweb_conn *conn, u16 status, bool head,
 			 bool keep_alive);
 void kweb_response_release(struct kweb_response *resp);
 int kweb_response_hdr_keep(struct kweb_response *resp);
+char *kweb_request_head_scratch(void);
 int kweb_request_init(void);
 void kweb_request_exit(void);
 

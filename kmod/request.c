@@ -31,6 +31,7 @@ struct kweb_req_scratch {
 struct kweb_scratch {
 	struct kweb_req_scratch req;
 	char hdr[KWEB_HDR_MAX];
+	char head[KWEB_HEAD_SCRATCH];	/* see kweb_conn_buf_grow() */
 };
 
 static struct kweb_scratch __percpu *kweb_scratch;
@@ -44,6 +45,12 @@ int kweb_request_init(void)
 void kweb_request_exit(void)
 {
 	free_percpu(kweb_scratch);
+}
+
+/* Softirq's buffer for a request head, KWEB_HEAD_SCRATCH bytes. */
+char *kweb_request_head_scratch(void)
+{
+	return this_cpu_ptr(kweb_scratch)->head;
 }
 
 /* Where a response header is formatted, KWEB_HDR_MAX bytes. */
