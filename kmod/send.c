@@ -166,7 +166,7 @@ static int kweb_send_entry(struct kweb_conn *conn)
  * for the body) for the response of a small cached file. The fragment
  * moves past the header whatever TCP takes: it never writes over bytes
  * it gave out. Returns 0 with as much sent as TCP took, -EAGAIN or an
- * error as kweb_send_entry(), or 1 if the two must go apart.
+ * error from TCP, or 1 if the two must go apart.
  */
 static int kweb_send_head_entry(struct kweb_conn *conn)
 {
@@ -180,9 +180,13 @@ static int kweb_send_head_entry(struct kweb_conn *conn)
 	struct bio_vec bv[2];
 	int n;
 
-	if (!kweb_centry_page_ok(e, index))
-		return -ESTALE;
-	if (hlen > PAGE_SIZE || !sendpage_ok(e->pages[index]) ||
+	/*
+	 * A page gone stale goes apart too: the header leaves, then the
+	 * body's send fails, and the client sees a body cut short and our
+	 * close, not a connection closed without any response.
+	 */
+	if (!kweb_centry_page_ok(e, index) || hlen > PAGE_SIZE ||
+	    !sendpage_ok(e->pages[index]) ||
 	    !skb_page_frag_refill(hlen, frag, conn->sk->sk_allocation))
 		return 1;
 	memcpy(page_address(frag->page) + frag->offset,
