@@ -126,28 +126,38 @@ static int kweb_send_flags(const struct kweb_response *r, bool more)
 	return MSG_DONTWAIT | (more || !r->keep_alive ? MSG_MORE : 0);
 }
 
+/*
+ * The cached body's next bytes, within one page: NULL if that page is no
+ * longer the file's. A file truncated under us: never send what is no
+ * longer the file's; the caller closes and the client sees a short body.
+ * Only the page matters: bytes written in place are in it, and a file
+ * renamed over or unlinked (which moves its ctime) keeps its pages and is
+ * sent whole, as nginx does.
+ */
+static struct page *kweb_entry_page(const struct kweb_response *r,
+				    size_t *off, size_t *len)
+{
+	pgoff_t index = r->pos >> PAGE_SHIFT;
+
+	*off = offset_in_page(r->pos);
+	*len = min_t(loff_t, PAGE_SIZE - *off, r->end - r->pos);
+	return kweb_centry_page_ok(r->entry, index) ?
+	       r->entry->pages[index] : NULL;
+}
+
 /* From a cache entry, whose pages it holds: never sleeps. */
 static int kweb_send_entry(struct kweb_conn *conn)
 {
 	struct kweb_response *r = &conn->resp;
-	struct kweb_centry *e = r->entry;
 
 	while (r->pos < r->end) {
-		pgoff_t index = r->pos >> PAGE_SHIFT;
-		size_t off = offset_in_page(r->pos);
-		size_t len = min_t(loff_t, PAGE_SIZE - off, r->end - r->pos);
+		size_t off, len;
+		struct page *page = kweb_entry_page(r, &off, &len);
 		int n;
 
-		/*
-		 * A file truncated under us: never send what is no longer
-		 * the file's; the caller closes and the client sees a short
-		 * body. Only the page matters: bytes written in place are in
-		 * it, and a file renamed over or unlinked (which moves its
-		 * ctime) keeps its pages and is sent whole, as nginx does.
-		 */
-		if (!kweb_centry_page_ok(e, index))
+		if (!page)
 			return -ESTALE;
-		n = kweb_send_page(conn, e->pages[index], off, len,
+		n = kweb_send_page(conn, page, off, len,
 				   kweb_send_flags(r, r->pos + len < r->end));
 		if (n < 0)
 			return n;
@@ -166,33 +176,28 @@ static int kweb_send_entry(struct kweb_conn *conn)
  * for the body) for the response of a small cached file. The fragment
  * moves past the header whatever TCP takes: it never writes over bytes
  * it gave out. Returns 0 with as much sent as TCP took, -EAGAIN or an
- * error from TCP, or 1 if the two must go apart.
+ * error from TCP, or 1 if the two must go apart: among others for a
+ * stale page, so that the header leaves before kweb_send_entry() fails
+ * and the client sees a body cut short, not a close without a response.
  */
 static int kweb_send_head_entry(struct kweb_conn *conn)
 {
 	struct kweb_response *r = &conn->resp;
-	struct kweb_centry *e = r->entry;
 	unsigned int hlen = r->hdr_len - r->hdr_sent;
-	pgoff_t index = r->pos >> PAGE_SHIFT;
-	size_t off = offset_in_page(r->pos);
-	size_t len = min_t(loff_t, PAGE_SIZE - off, r->end - r->pos);
 	struct page_frag *frag = kweb_frag();
 	struct bio_vec bv[2];
+	struct page *page;
+	size_t off, len;
 	int n;
 
-	/*
-	 * A page gone stale goes apart too: the header leaves, then the
-	 * body's send fails, and the client sees a body cut short and our
-	 * close, not a connection closed without any response.
-	 */
-	if (!kweb_centry_page_ok(e, index) || hlen > PAGE_SIZE ||
-	    !sendpage_ok(e->pages[index]) ||
+	page = kweb_entry_page(r, &off, &len);
+	if (!page || hlen > PAGE_SIZE || !sendpage_ok(page) ||
 	    !skb_page_frag_refill(hlen, frag, conn->sk->sk_allocation))
 		return 1;
 	memcpy(page_address(frag->page) + frag->offset,
 	       r->hdr + r->hdr_sent, hlen);
 	bvec_set_page(&bv[0], frag->page, hlen, frag->offset);
-	bvec_set_page(&bv[1], e->pages[index], len, off);
+	bvec_set_page(&bv[1], page, len, off);
 	frag->offset += hlen;
 	n = kweb_tcp_send_pages(conn->sk, bv, 2, hlen + len,
 				kweb_send_flags(r, r->pos + len < r->end));
