@@ -113,7 +113,7 @@ int kweb_log_server_init(struct kweb_server *srv)
 {
 	int cpu;
 
-	srv->log = alloc_percpu(struct kweb_log_batch);
+	srv->log = alloc_percpu_gfp(struct kweb_log_batch, GFP_KERNEL_ACCOUNT);
 	if (!srv->log)
 		return -ENOMEM;
 	for_each_possible_cpu(cpu)

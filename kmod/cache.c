@@ -24,7 +24,6 @@
 
 #include "cache.h"
 #include "kweb.h"
-#include "mimemap.h"
 #include "trace.h"
 
 atomic_long_t kweb_cache_pinned = ATOMIC_LONG_INIT(0);
@@ -178,7 +177,7 @@ static void kweb_cache_insert(struct kweb_cache *c, struct kweb_centry *e)
 	 * flush takes after the new generation is published.
 	 */
 	if (kweb_centry_bytes(e) <= c->limit &&
-	    e->mime_gen == kweb_mime_generation()) {
+	    e->mime_gen == READ_ONCE(c->mime_gen)) {
 		kweb_cache_make_room(c, kweb_centry_bytes(e));
 		refcount_inc(&e->ref);
 		e->hashed = true;
@@ -369,4 +368,12 @@ void kweb_cache_set_limits(struct kweb_cache *c, size_t limit,
 	WRITE_ONCE(c->max_file, max_file);
 	kweb_cache_make_room(c, 0);
 	spin_unlock_bh(&c->lock);
+}
+
+void kweb_cache_retype(struct kweb_cache *c)
+{
+	lockdep_assert_held(&kweb_ctl_mutex);
+	/* Pairs with kweb_file_open()'s acquire: a newer type goes with it. */
+	smp_store_release(&c->mime_gen, c->mime_gen + 1);
+	kweb_cache_flush(c);
 }

@@ -43,7 +43,7 @@ struct kweb_centry {
 	/* What the response needs. */
 	s64 mtime;
 	const char *content_type;
-	u32 mime_gen;			/* the MIME map content_type came from */
+	u32 mime_gen;			/* kweb_cache.mime_gen content_type had */
 	char etag[KWEB_ETAG_MAX + 1];
 	int etag_len;
 	char last_modified[KWEB_HTTP_DATE_LEN + 1];
@@ -68,6 +68,8 @@ struct kweb_cache {
 	size_t bytes;			/* pinned by hashed entries */
 	size_t limit;			/* under lock */
 	size_t max_file;
+	/* Bumped when its listener's Content-Types change: kweb_cache_retype(). */
+	u32 mime_gen;
 	struct kweb_stats __percpu *stats;	/* its listener's counters */
 };
 
@@ -108,5 +110,7 @@ unsigned int kweb_cache_flush_key(struct kweb_cache *c, const char *key,
 				  size_t len, enum kweb_cache_drop why);
 void kweb_cache_set_limits(struct kweb_cache *c, size_t limit,
 			   size_t max_file);
+/* Under kweb_ctl_mutex, Content-Types changed: flush, refuse fills begun. */
+void kweb_cache_retype(struct kweb_cache *c);
 
 #endif /* KWEB_CACHE_H */

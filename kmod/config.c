@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Module-wide settings: module parameters at load time, netlink's
- * config-set afterwards. The parameters stay their storage, so
- * /sys/module/kweb/parameters always shows what is in force. Each server
- * keeps a copy of the limits (kweb_config_set() refreshes them); the
- * routes to the backend are one RCU-protected object that softirq reads.
+ * Each network namespace's settings (config.h). The module parameters are
+ * the initial namespace's: read at load, and kept in step with its
+ * config-set afterwards, so /sys/module/kweb/parameters shows what is in
+ * force there. Every other namespace starts from kweb's defaults (the
+ * parameters' values when not given), never from another namespace's.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -16,6 +16,7 @@
 
 #include "kweb.h"
 #include "mimemap.h"
+#include "netns.h"
 
 /* Listener 1, which the module makes when it is loaded. */
 static char *docroot;
@@ -61,15 +62,22 @@ module_param(vhost_default, charp, 0444);
 MODULE_PARM_DESC(vhost_default,
 		 "listener 1's directory for requests without a host of their own (default \"default\")");
 
-static struct kweb_limits kweb_limits_param = {
-	.max_header_size = 8192,
-	.header_timeout = 60,
-	.keepalive_timeout = 75,
-	.send_timeout = 60,
-	.linger_timeout = 5,
-	.max_connections = 16384,
-	.max_requests = 1000,
-};
+#define KWEB_DEFAULT_LIMITS {		\
+	.max_header_size = 8192,	\
+	.header_timeout = 60,		\
+	.keepalive_timeout = 75,	\
+	.send_timeout = 60,		\
+	.linger_timeout = 5,		\
+	.max_connections = 16384,	\
+	.max_requests = 1000,		\
+}
+#define KWEB_DEFAULT_CACHE_SIZE 64		/* MiB */
+#define KWEB_DEFAULT_CACHE_MAX_FILE 4096	/* KiB */
+#define KWEB_DEFAULT_BACKEND_PORT 8080
+#define KWEB_DEFAULT_PRECOMPRESSED true
+#define KWEB_DEFAULT_ID 65534			/* Debian's nobody, nogroup */
+
+static struct kweb_limits kweb_limits_param = KWEB_DEFAULT_LIMITS;
 
 module_param_named(max_header_size, kweb_limits_param.max_header_size, uint,
 		   0444);
@@ -94,153 +102,122 @@ module_param_named(max_requests, kweb_limits_param.max_requests, uint, 0444);
 MODULE_PARM_DESC(max_requests,
 		 "requests per keep-alive connection; the last says Connection: close (default 1000, like nginx)");
 
-static uint cache_size = 64;
+static uint cache_size = KWEB_DEFAULT_CACHE_SIZE;
 module_param(cache_size, uint, 0444);
 MODULE_PARM_DESC(cache_size,
 		 "MiB of page-cache pages the file cache may pin (default 64)");
 
-static uint cache_max_file = 4096;
+static uint cache_max_file = KWEB_DEFAULT_CACHE_MAX_FILE;
 module_param(cache_max_file, uint, 0444);
 MODULE_PARM_DESC(cache_max_file,
-		 "KiB: larger files are served but not cached (default 4096)");
+		 "KiB: larger files, or larger than cache_size, are served but not cached (default 4096)");
 
-static ushort backend_port = 8080;
-
-/* Never 0, never a kweb listener's port (see kweb_ports_clash()). */
-static int kweb_backend_port_set(const char *val, const struct kernel_param *kp)
-{
-	u16 v;
-	int err = kstrtou16(val, 0, &v);
-
-	if (err)
-		return err;
-	if (!v)
-		return -EINVAL;
-	mutex_lock(&kweb_ctl_mutex);
-	if (kweb_backend_port_clashes(v))
-		err = -EINVAL;
-	else
-		WRITE_ONCE(backend_port, v);
-	mutex_unlock(&kweb_ctl_mutex);
-	return err;
-}
-
-static const struct kernel_param_ops kweb_backend_port_ops = {
-	.set = kweb_backend_port_set,
-	.get = param_get_ushort,
-};
-
-module_param_cb(backend_port, &kweb_backend_port_ops, &backend_port, 0644);
+static ushort backend_port = KWEB_DEFAULT_BACKEND_PORT;
+module_param(backend_port, ushort, 0444);
 MODULE_PARM_DESC(backend_port,
-		 "port of the server requests kweb does not serve go to (default 8080; writable)");
+		 "port of the server requests kweb does not serve go to (default 8080)");
 
 static bool backend_missing;
-module_param(backend_missing, bool, 0644);
+module_param(backend_missing, bool, 0444);
 MODULE_PARM_DESC(backend_missing,
-		 "send requests for missing files to the backend (default N; writable)");
+		 "send requests for missing files to the backend (default N)");
 
-static bool precompressed = true;
-module_param(precompressed, bool, 0644);
+static bool precompressed = KWEB_DEFAULT_PRECOMPRESSED;
+module_param(precompressed, bool, 0444);
 MODULE_PARM_DESC(precompressed,
-		 "serve NAME.br or NAME.gz to clients that accept them, when the file exists (default Y; writable)");
+		 "serve NAME.br or NAME.gz to clients that accept them, when the file exists (default Y)");
 
 /*
  * Numeric ids, in the user namespace of each listener's creator: the
- * kernel has no passwd database (kwebctl resolves names). 65534 is
- * nobody and nogroup on Debian.
+ * kernel has no passwd database (kwebctl resolves names).
  */
-static uint user = 65534;
+static uint user = KWEB_DEFAULT_ID;
 module_param(user, uint, 0444);
 MODULE_PARM_DESC(user,
 		 "uid files are looked up and opened as, without capabilities (default 65534, nobody)");
-static uint group = 65534;
+static uint group = KWEB_DEFAULT_ID;
 module_param(group, uint, 0444);
 MODULE_PARM_DESC(group,
 		 "gid files are looked up and opened as, without supplementary groups (default 65534, nogroup)");
 
-/* Set at load; afterwards the strings are those of kweb_rules(). */
+/* Read at load; afterwards their files show the initial namespace's. */
 static char *dynamic_prefixes = "";
 static char *dynamic_extensions = "";
-static struct kweb_rules __rcu *kweb_rules_cur;
+static char *mime_types = "";
 
-static int kweb_rules_param_get(char *buf, const struct kernel_param *kp)
+/* Until the initial namespace's settings exist, the text given. */
+static bool kweb_params_live;
+
+static int kweb_text_param_get(char *buf, const struct kernel_param *kp)
 {
-	const struct kweb_rules *r;
+	const struct kweb_config *cfg;
+	const char *s = *(char **)kp->arg;
 	int n;
 
 	rcu_read_lock();
-	r = rcu_dereference(kweb_rules_cur);
-	if (r)
-		n = scnprintf(buf, PAGE_SIZE, "%s\n",
-			      kp->arg == &dynamic_prefixes ? r->prefixes :
-			      r->extensions);
-	else
-		n = scnprintf(buf, PAGE_SIZE, "%s\n", *(char **)kp->arg);
+	if (READ_ONCE(kweb_params_live)) {
+		cfg = kweb_config(&init_net);
+		if (kp->arg == &dynamic_prefixes)
+			s = cfg->rules->prefixes;
+		else if (kp->arg == &dynamic_extensions)
+			s = cfg->rules->extensions;
+		else
+			s = cfg->mime ? kweb_mime_map_text_of(cfg->mime) : "";
+	}
+	n = scnprintf(buf, PAGE_SIZE, "%s\n", s);
 	rcu_read_unlock();
 	return n;
 }
 
-static const struct kernel_param_ops kweb_rules_param_ops = {
+static const struct kernel_param_ops kweb_text_param_ops = {
 	.set = param_set_charp,
-	.get = kweb_rules_param_get,
+	.get = kweb_text_param_get,
 	.free = param_free_charp,
 };
 
-module_param_cb(dynamic_prefixes, &kweb_rules_param_ops, &dynamic_prefixes,
+module_param_cb(dynamic_prefixes, &kweb_text_param_ops, &dynamic_prefixes,
 		0444);
 MODULE_PARM_DESC(dynamic_prefixes,
 		 "comma-separated path prefixes for the backend, e.g. /api/,/cgi-bin/");
-module_param_cb(dynamic_extensions, &kweb_rules_param_ops,
+module_param_cb(dynamic_extensions, &kweb_text_param_ops,
 		&dynamic_extensions, 0444);
 MODULE_PARM_DESC(dynamic_extensions,
 		 "comma-separated file extensions for the backend, e.g. .php,.cgi");
-
-/* Set at load; afterwards the text of the map in force. */
-static char *mime_types = "";
-
-static int kweb_mime_param_get(char *buf, const struct kernel_param *kp)
-{
-	int n;
-
-	rcu_read_lock();
-	n = scnprintf(buf, PAGE_SIZE, "%s\n", kweb_mime_map_text());
-	rcu_read_unlock();
-	return n;
-}
-
-static const struct kernel_param_ops kweb_mime_param_ops = {
-	.set = param_set_charp,
-	.get = kweb_mime_param_get,
-	.free = param_free_charp,
-};
-
-module_param_cb(mime_types, &kweb_mime_param_ops, &mime_types, 0444);
+module_param_cb(mime_types, &kweb_text_param_ops, &mime_types, 0444);
 MODULE_PARM_DESC(mime_types,
 		 "Content-Type overrides, e.g. .md=text/markdown,.log=text/plain");
 
-u16 kweb_backend_port(void)
-{
-	return READ_ONCE(backend_port);
-}
+/* No routes to the backend: what a namespace without settings has. */
+static struct kweb_rules kweb_rules_none = {
+	.prefixes = "",
+	.extensions = "",
+};
 
-bool kweb_backend_missing(void)
-{
-	return READ_ONCE(backend_missing);
-}
+/* The settings of a namespace that has set none. */
+static const struct kweb_config kweb_config_none = {
+	.limits = KWEB_DEFAULT_LIMITS,
+	.cache_size = KWEB_DEFAULT_CACHE_SIZE,
+	.cache_max_file = KWEB_DEFAULT_CACHE_MAX_FILE,
+	.backend_port = KWEB_DEFAULT_BACKEND_PORT,
+	.precompressed = KWEB_DEFAULT_PRECOMPRESSED,
+	.user = KWEB_DEFAULT_ID,
+	.group = KWEB_DEFAULT_ID,
+	.rules = &kweb_rules_none,
+};
 
-bool kweb_precompressed(void)
-{
-	return READ_ONCE(precompressed);
-}
-
-size_t kweb_cache_limit_bytes(unsigned int mib)
+static size_t kweb_cache_limit_bytes(unsigned int mib)
 {
 	return (size_t)mib << 20;
 }
 
-size_t kweb_cache_max_file_bytes(unsigned int kib)
+static size_t kweb_cache_max_file_bytes(unsigned int kib)
 {
 	return (size_t)kib << 10;
+}
+
+size_t kweb_config_cache_bytes(const struct kweb_config *cfg)
+{
+	return kweb_cache_limit_bytes(cfg->cache_size);
 }
 
 struct kweb_rules *kweb_rules_alloc(const char *prefixes,
@@ -267,53 +244,87 @@ struct kweb_rules *kweb_rules_alloc(const char *prefixes,
 
 void kweb_rules_free(struct kweb_rules *r)
 {
-	if (!r)
+	if (!r || r == &kweb_rules_none)
 		return;
 	kfree(r->prefixes);
 	kfree(r->extensions);
 	kfree(r);
 }
 
-static void kweb_rules_free_rcu(struct rcu_head *head)
+const struct kweb_config *kweb_config(const struct net *net)
 {
-	kweb_rules_free(container_of(head, struct kweb_rules, rcu));
+	const struct kweb_config *cfg;
+
+	cfg = rcu_dereference_check(kweb_net(net)->config,
+				    lockdep_is_held(&kweb_ctl_mutex));
+	return cfg ?: &kweb_config_none;
 }
 
-void kweb_rules_replace(struct kweb_rules *rules)
+void kweb_config_free(struct kweb_config *cfg)
 {
-	struct kweb_rules *old;
-
-	old = rcu_replace_pointer(kweb_rules_cur, rules,
-				  lockdep_is_held(&kweb_ctl_mutex));
-	if (old)
-		call_rcu(&old->rcu, kweb_rules_free_rcu);
+	if (!cfg)
+		return;
+	kweb_rules_free(cfg->rules);
+	kweb_mime_map_free(cfg->mime);
+	kfree(cfg);
 }
 
-const struct kweb_rules *kweb_rules(void)
+static void kweb_config_free_rcu(struct rcu_head *head)
 {
-	return rcu_dereference_check(kweb_rules_cur,
-				     lockdep_is_held(&kweb_ctl_mutex));
+	kweb_config_free(container_of(head, struct kweb_config, rcu));
 }
 
-void kweb_config_get(struct kweb_config *cfg)
+struct kweb_config *kweb_config_copy(const struct net *net)
 {
-	cfg->limits = kweb_limits_param;
-	cfg->cache_size = READ_ONCE(cache_size);
-	cfg->cache_max_file = READ_ONCE(cache_max_file);
-	cfg->backend_port = kweb_backend_port();
-	cfg->backend_missing = kweb_backend_missing();
-	cfg->precompressed = kweb_precompressed();
-	cfg->user = READ_ONCE(user);
-	cfg->group = READ_ONCE(group);
-}
-
-void kweb_config_set(const struct kweb_config *cfg)
-{
-	struct kweb_limits *l = &kweb_limits_param;
-	struct kweb_server *srv;
+	const struct kweb_config *cur = kweb_config(net);
+	struct kweb_config *cfg;
+	int err;
 
 	lockdep_assert_held(&kweb_ctl_mutex);
-	/* The parameters, which sysfs reads without our lock. */
+	cfg = kmemdup(cur, sizeof(*cfg), GFP_KERNEL);
+	if (!cfg)
+		return ERR_PTR(-ENOMEM);
+	cfg->rules = NULL;
+	cfg->mime = NULL;
+	cfg->rules = kweb_rules_alloc(cur->rules->prefixes,
+				      cur->rules->extensions);
+	if (IS_ERR(cfg->rules)) {
+		err = PTR_ERR(cfg->rules);
+		cfg->rules = NULL;
+		goto fail;
+	}
+	if (cur->mime) {
+		/* Its types are interned already: only memory can fail. */
+		cfg->mime = kweb_mime_map_parse(kweb_mime_pool(net),
+						kweb_mime_map_text_of(cur->mime));
+		if (IS_ERR(cfg->mime)) {
+			err = PTR_ERR(cfg->mime);
+			cfg->mime = NULL;
+			goto fail;
+		}
+	}
+	return cfg;
+fail:
+	kweb_config_free(cfg);
+	return ERR_PTR(err);
+}
+
+size_t kweb_config_max_file_bytes(const struct kweb_config *cfg)
+{
+	/*
+	 * Never more than the cache holds: a larger entry would be read
+	 * and pinned whole, only to be dropped at once.
+	 */
+	return min(kweb_cache_max_file_bytes(cfg->cache_max_file),
+		   kweb_cache_limit_bytes(cfg->cache_size));
+}
+
+/* The initial namespace's parameter files follow its settings. */
+static void kweb_params_mirror(const struct kweb_config *cfg)
+{
+	struct kweb_limits *l = &kweb_limits_param;
+
+	/* sysfs reads them without our lock. */
 	WRITE_ONCE(l->header_timeout, cfg->limits.header_timeout);
 	WRITE_ONCE(l->keepalive_timeout, cfg->limits.keepalive_timeout);
 	WRITE_ONCE(l->send_timeout, cfg->limits.send_timeout);
@@ -324,26 +335,27 @@ void kweb_config_set(const struct kweb_config *cfg)
 	WRITE_ONCE(backend_port, cfg->backend_port);
 	WRITE_ONCE(backend_missing, cfg->backend_missing);
 	WRITE_ONCE(precompressed, cfg->precompressed);
-	/* The servers' creds are the caller's business (config-set). */
 	WRITE_ONCE(user, cfg->user);
 	WRITE_ONCE(group, cfg->group);
+}
 
-	/*
-	 * Each server's copy. max_header_size sizes the buffers of open
-	 * connections, so it never changes after load.
-	 */
-	list_for_each_entry(srv, &kweb_servers, node) {
-		struct kweb_limits *s = &srv->limits;
+void kweb_config_replace(struct net *net, struct kweb_config *cfg)
+{
+	struct kweb_config *old;
 
-		WRITE_ONCE(s->header_timeout, l->header_timeout);
-		WRITE_ONCE(s->keepalive_timeout, l->keepalive_timeout);
-		WRITE_ONCE(s->send_timeout, l->send_timeout);
-		WRITE_ONCE(s->max_connections, l->max_connections);
-		WRITE_ONCE(s->max_requests, l->max_requests);
-		kweb_cache_set_limits(&srv->cache,
-				      kweb_cache_limit_bytes(cfg->cache_size),
-				      kweb_cache_max_file_bytes(cfg->cache_max_file));
-	}
+	old = rcu_replace_pointer(kweb_net(net)->config, cfg,
+				  lockdep_is_held(&kweb_ctl_mutex));
+	if (net_eq(net, &init_net))
+		kweb_params_mirror(cfg);
+	if (old)
+		call_rcu(&old->rcu, kweb_config_free_rcu);
+}
+
+void kweb_config_net_exit(struct net *net)
+{
+	/* No server is left to read it, and no handler to replace it. */
+	kweb_config_free(rcu_replace_pointer(kweb_net(net)->config, NULL,
+					     true));
 }
 
 void kweb_backend_defaults(struct kweb_backend *b)
@@ -371,7 +383,7 @@ void kweb_config_server_args(struct kweb_server_args *args,
 }
 
 /* Load time: the same bounds as uapi/kweb.yaml gives netlink. */
-static int kweb_config_check(void)
+static int kweb_params_check(void)
 {
 	const struct kweb_limits *l = &kweb_limits_param;
 	struct kweb_cache_rules *cr;
@@ -450,6 +462,7 @@ static int kweb_config_check(void)
 		       KWEB_CACHE_SIZE_MAX);
 		return -EINVAL;
 	}
+
 	if (!l->max_connections || !l->max_requests) {
 		pr_err("max_connections and max_requests must be at least 1\n");
 		return -EINVAL;
@@ -482,56 +495,77 @@ static int kweb_config_check(void)
 	return 0;
 }
 
-int kweb_config_init(void)
+/* The initial namespace's settings, from the parameters. */
+static struct kweb_config *kweb_params_config(void)
 {
-	struct kweb_mime_map *m;
+	struct kweb_config *cfg;
 	struct kweb_rules *r;
-	int err;
 
-	err = kweb_config_check();
-	if (err)
-		return err;
-	mutex_lock(&kweb_ctl_mutex);
-	m = kweb_mime_map_parse(mime_types);
-	if (!IS_ERR(m))
-		kweb_mime_map_replace(m);
-	mutex_unlock(&kweb_ctl_mutex);
-	if (IS_ERR(m)) {
-		pr_err("mime_types=%s: %s\n", mime_types,
-		       PTR_ERR(m) == -E2BIG ? "more than 32 entries" :
-		       PTR_ERR(m) == -EINVAL ?
-		       "each entry must be .ext=type/subtype" :
-		       "out of memory");
-		kweb_mime_exit();
-		return PTR_ERR(m);
-	}
+	cfg = kzalloc(sizeof(*cfg), GFP_KERNEL);
+	if (!cfg)
+		return ERR_PTR(-ENOMEM);
+	cfg->limits = kweb_limits_param;
+	cfg->cache_size = cache_size;
+	cfg->cache_max_file = cache_max_file;
+	cfg->backend_port = backend_port;
+	cfg->backend_missing = backend_missing;
+	cfg->precompressed = precompressed;
+	cfg->user = user;
+	cfg->group = group;
 	r = kweb_rules_alloc(dynamic_prefixes, dynamic_extensions);
 	if (IS_ERR(r)) {
-		kweb_mime_exit();
+		kfree(cfg);
 		pr_err("dynamic_prefixes=%s dynamic_extensions=%s: %s\n",
 		       dynamic_prefixes, dynamic_extensions,
 		       PTR_ERR(r) == -E2BIG ? "too many entries" :
 		       PTR_ERR(r) == -EINVAL ?
 		       "each entry must be /prefix or .extension" :
 		       "out of memory");
-		return PTR_ERR(r);
+		return ERR_CAST(r);
 	}
+	cfg->rules = r;
+	if (*mime_types) {
+		cfg->mime = kweb_mime_map_parse(kweb_mime_pool(&init_net),
+						mime_types);
+		if (IS_ERR(cfg->mime)) {
+			pr_err("mime_types=%s: %s\n", mime_types,
+			       PTR_ERR(cfg->mime) == -E2BIG ?
+			       "more than 32 entries" :
+			       PTR_ERR(cfg->mime) == -EINVAL ?
+			       "each entry must be .ext=type/subtype" :
+			       "out of memory");
+			r = ERR_CAST(cfg->mime);
+			cfg->mime = NULL;
+			kweb_config_free(cfg);
+			return ERR_CAST(r);
+		}
+	}
+	return cfg;
+}
+
+/* After kweb_netns_init(): the initial namespace's settings. */
+int kweb_config_init(void)
+{
+	struct kweb_config *cfg;
+	int err;
+
+	err = kweb_params_check();
+	if (err)
+		return err;
 	mutex_lock(&kweb_ctl_mutex);
-	kweb_rules_replace(r);
+	cfg = kweb_params_config();
+	if (!IS_ERR(cfg))
+		kweb_config_replace(&init_net, cfg);
 	mutex_unlock(&kweb_ctl_mutex);
+	if (IS_ERR(cfg))
+		return PTR_ERR(cfg);
+	WRITE_ONCE(kweb_params_live, true);
 	return 0;
 }
 
-/* After every server is gone. */
+/* Before the namespaces' settings go: the parameter files read their own. */
 void kweb_config_exit(void)
 {
-	struct kweb_rules *r;
-
-	r = rcu_replace_pointer(kweb_rules_cur, NULL, true);
-	/* Parameter files stay readable while the module exits. */
+	WRITE_ONCE(kweb_params_live, false);
 	synchronize_rcu();
-	kweb_rules_free(r);
-	/* The replaced rules' call_rcu() callbacks are ours. */
-	rcu_barrier();
-	kweb_mime_exit();
 }

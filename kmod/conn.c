@@ -21,6 +21,7 @@
 #include <linux/jiffies.h>
 #include <linux/log2.h>
 #include <linux/percpu.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <net/inet_connection_sock.h>
 #include <net/request_sock.h>
@@ -195,12 +196,12 @@ static void kweb_conn_wait_room(struct kweb_conn *conn)
 	unsigned long retry;
 
 	if (!tcp_rtx_and_write_queues_empty(conn->sk)) {
-		kweb_conn_arm(conn, conn->srv->limits.send_timeout);
+		kweb_conn_arm(conn, kweb_limits(conn->srv).send_timeout);
 		return;
 	}
 	if (!conn->starved) {
 		WRITE_ONCE(conn->send_deadline,
-			   jiffies + conn->srv->limits.send_timeout * HZ);
+			   jiffies + kweb_limits(conn->srv).send_timeout * HZ);
 		WRITE_ONCE(conn->starved, true);
 	}
 	retry = jiffies + get_random_u32_below(HZ / 5) + 2;
@@ -328,12 +329,12 @@ static void kweb_conn_response_done(struct kweb_conn *conn)
 		 */
 		conn->state = KWEB_CONN_LINGER;
 		kweb_send_fin(conn->sk);
-		kweb_conn_arm(conn, conn->srv->limits.linger_timeout);
+		kweb_conn_arm(conn, kweb_limits(conn->srv).linger_timeout);
 		return;
 	}
 	conn->state = KWEB_CONN_READ;
 	conn->idle = true;
-	kweb_conn_arm(conn, conn->srv->limits.keepalive_timeout);
+	kweb_conn_arm(conn, kweb_limits(conn->srv).keepalive_timeout);
 }
 
 /*
@@ -404,7 +405,7 @@ static bool kweb_conn_handoff_ready(struct kweb_conn *conn, bool atomic)
 			return true;
 		}
 		set_bit(SOCK_NOSPACE, &sk->sk_socket->flags);
-		kweb_conn_arm(conn, conn->srv->limits.send_timeout);
+		kweb_conn_arm(conn, kweb_limits(conn->srv).send_timeout);
 		return false;
 	}
 	/*
@@ -431,7 +432,7 @@ static bool kweb_conn_handoff_ready(struct kweb_conn *conn, bool atomic)
 static enum kweb_read kweb_conn_read(struct kweb_conn *conn, bool atomic)
 {
 	struct sock *sk = conn->sk;
-	size_t max = conn->srv->limits.max_header_size;
+	size_t max = kweb_limits(conn->srv).max_header_size;
 	struct kweb_request req;
 	enum kweb_parse_result res;
 	enum kweb_route why;
@@ -481,7 +482,7 @@ static enum kweb_read kweb_conn_read(struct kweb_conn *conn, bool atomic)
 		/* The first bytes of a request start its header timeout. */
 		conn->idle = false;
 		conn->log.start = ktime_get();
-		kweb_conn_arm(conn, conn->srv->limits.header_timeout);
+		kweb_conn_arm(conn, kweb_limits(conn->srv).header_timeout);
 	}
 
 	/* Parsed again only when a line that matters has ended. */
@@ -512,7 +513,7 @@ static enum kweb_read kweb_conn_read(struct kweb_conn *conn, bool atomic)
 			 * applies, whenever the worker gets to it (nginx's
 			 * client_header_timeout stops there too).
 			 */
-			kweb_conn_arm(conn, conn->srv->limits.send_timeout);
+			kweb_conn_arm(conn, kweb_limits(conn->srv).send_timeout);
 			return KWEB_READ_WORKER;
 		}
 		kweb_stat_add(conn->srv->stats, KWEB_STAT_REQ_SOFTIRQ, 1);
@@ -869,6 +870,7 @@ static void kweb_conn_close(struct kweb_conn *conn)
 static void kweb_conn_work(struct work_struct *work)
 {
 	struct kweb_conn *conn = container_of(work, struct kweb_conn, work);
+	struct mem_cgroup *memcg;
 	bool done, handoff;
 
 	if (READ_ONCE(conn->closed))
@@ -879,7 +881,10 @@ static void kweb_conn_work(struct work_struct *work)
 		release_sock(conn->sk);
 		goto out;
 	}
+	/* The files it reads are its listener's creator's to pay for. */
+	memcg = set_active_memcg(conn->srv->memcg);
 	kweb_conn_run(conn, false);
+	set_active_memcg(memcg);
 	/* Decided under the lock: softirq may move on once it is released. */
 	done = conn->state == KWEB_CONN_DONE;
 	handoff = conn->state == KWEB_CONN_HANDOFF;
@@ -1012,7 +1017,7 @@ void kweb_conn_adopt(struct kweb_listener *l, struct kweb_conn *conn,
 	 * (after the close's del_timer_sync() it would outlive conn), and
 	 * hold the reference of a run queued below from here.
 	 */
-	kweb_conn_arm(conn, srv->limits.header_timeout);
+	kweb_conn_arm(conn, kweb_limits(srv).header_timeout);
 	kref_get(&conn->ref);
 
 	write_lock_bh(&child->sk_callback_lock);

@@ -17,7 +17,6 @@
 
 #include "compat.h"
 #include "kweb.h"
-#include "mimemap.h"
 
 /*
  * LOOKUP_BENEATH refuses ".." above the docroot and absolute symlinks with
@@ -115,10 +114,11 @@ static int kweb_file_open_as(struct kweb_server *srv, char *path,
 	f->size = st.size;
 	f->mtime = st.mtime.tv_sec;
 	f->ctime = st.ctime;
-	/* The generation first: see kweb_cache_fill(). */
-	f->mime_gen = kweb_mime_generation();
+	/* The generation first: see kweb_cache_retype(). */
+	f->mime_gen = smp_load_acquire(&srv->cache.mime_gen);
 	rcu_read_lock();
 	f->content_type = kweb_site_mime_lookup(rcu_dereference(srv->site),
+						kweb_config(srv->net),
 						path, strlen(path));
 	rcu_read_unlock();
 	err = 0;

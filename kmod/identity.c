@@ -7,13 +7,17 @@
  * (CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH) and tell by 403 or 404 what it
  * holds.
  *
- * It is never more than its creator's: the ids are those of the creator's
- * user namespace (ids that do not map there are refused), and a creator
- * without CAP_SETUID (CAP_SETGID) there may only name one of its own uids
- * (gids), as setfsuid() allows. The cred is a copy of the creator's without
- * its capabilities, groups and keyrings; the LSM label stays the creator's,
- * so a confined creator's listener is as confined (the kernel's own label,
- * that of prepare_kernel_cred(NULL), would be unconfined).
+ * The ids are those of the user namespace that owns the server's network
+ * namespace, whose settings they are (ids that do not map there are
+ * refused). The identity is never more than its creator's, nor more than
+ * what whoever changes it later (config-set) could take: each may name an
+ * id of its own, as setfsuid() allows, or, with CAP_SETUID (CAP_SETGID)
+ * in its own user namespace, an id that maps there, as setuid() allows.
+ * So CAP_NET_ADMIN over a namespace never opens more files than its
+ * holder could. The cred is a copy of the creator's without its
+ * capabilities, groups and keyrings; the LSM label stays the creator's,
+ * so a confined creator's listener is as confined (the kernel's own
+ * label, that of prepare_kernel_cred(NULL), would be unconfined).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -34,31 +38,56 @@
 			       group, msg);			\
 	} while (0)
 
+/* Could a task of c's, or with c's setuid rights, take uid (gid)? */
+static bool kweb_may_uid(const struct cred *c, bool may_setuid, kuid_t uid)
+{
+	return uid_eq(uid, c->uid) || uid_eq(uid, c->euid) ||
+	       uid_eq(uid, c->suid) || uid_eq(uid, c->fsuid) ||
+	       (may_setuid && kuid_has_mapping(c->user_ns, uid));
+}
+
+static bool kweb_may_gid(const struct cred *c, bool may_setgid, kgid_t gid)
+{
+	return gid_eq(gid, c->gid) || gid_eq(gid, c->egid) ||
+	       gid_eq(gid, c->sgid) || gid_eq(gid, c->fsgid) ||
+	       (may_setgid && kgid_has_mapping(c->user_ns, gid));
+}
+
 /* Gives new the ids of user and group and nothing else, or says why not. */
 static int kweb_ident_set(const struct kweb_ident *id, struct cred *new,
 			  u32 user, u32 group,
 			  struct netlink_ext_ack *extack)
 {
-	const struct cred *c = id->base;
-	kuid_t uid = make_kuid(c->user_ns, user);
-	kgid_t gid = make_kgid(c->user_ns, group);
+	const struct cred *caller = current_cred();
+	kuid_t uid = make_kuid(id->owner, user);
+	kgid_t gid = make_kgid(id->owner, group);
 	struct group_info *none;
 
 	if (!uid_valid(uid) || !gid_valid(gid)) {
 		KWEB_IDENT_ERR(extack,
-			       "user or group does not map in the listener creator's user namespace");
+			       "user or group does not map in the network namespace's user namespace");
 		return -EINVAL;
 	}
-	if (!id->may_setuid && !uid_eq(uid, c->uid) && !uid_eq(uid, c->euid) &&
-	    !uid_eq(uid, c->suid) && !uid_eq(uid, c->fsuid)) {
+	if (!kweb_may_uid(id->base, id->may_setuid, uid)) {
 		KWEB_IDENT_ERR(extack,
 			       "the listener's creator may not take that user (no CAP_SETUID)");
 		return -EPERM;
 	}
-	if (!id->may_setgid && !gid_eq(gid, c->gid) && !gid_eq(gid, c->egid) &&
-	    !gid_eq(gid, c->sgid) && !gid_eq(gid, c->fsgid)) {
+	if (!kweb_may_gid(id->base, id->may_setgid, gid)) {
 		KWEB_IDENT_ERR(extack,
 			       "the listener's creator may not take that group (no CAP_SETGID)");
+		return -EPERM;
+	}
+	if (!kweb_may_uid(caller, ns_capable(caller->user_ns, CAP_SETUID),
+			  uid)) {
+		KWEB_IDENT_ERR(extack,
+			       "the caller may not take that user (no CAP_SETUID)");
+		return -EPERM;
+	}
+	if (!kweb_may_gid(caller, ns_capable(caller->user_ns, CAP_SETGID),
+			  gid)) {
+		KWEB_IDENT_ERR(extack,
+			       "the caller may not take that group (no CAP_SETGID)");
 		return -EPERM;
 	}
 	none = groups_alloc(0);
@@ -103,12 +132,13 @@ const struct cred *kweb_ident_prepare(const struct kweb_ident *id, u32 user,
 	return new;
 }
 
-int kweb_ident_init(struct kweb_ident *id, u32 user, u32 group,
-		    struct netlink_ext_ack *extack)
+int kweb_ident_init(struct kweb_ident *id, struct user_namespace *owner,
+		    u32 user, u32 group, struct netlink_ext_ack *extack)
 {
 	const struct cred *cred;
 	struct cred *base;
 
+	id->owner = owner;
 	/* current is the creator: insmod, or a netlink caller. */
 	id->may_setuid = ns_capable(current_user_ns(), CAP_SETUID);
 	id->may_setgid = ns_capable(current_user_ns(), CAP_SETGID);

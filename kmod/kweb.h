@@ -82,6 +82,16 @@ enum kweb_stat {
 extern const char *const kweb_stat_names[KWEB_STAT_NR];
 extern atomic_long_t kweb_cache_pinned;	/* bytes of pages cache entries pin */
 
+/*
+ * Pinned bytes as net may see them, cached its listeners' cache bytes:
+ * every namespace's from the initial one, the host's; its own elsewhere.
+ */
+static inline size_t kweb_pinned_bytes(const struct net *net, size_t cached)
+{
+	return net_eq(net, &init_net) ?
+	       max_t(long, atomic_long_read(&kweb_cache_pinned), 0) : cached;
+}
+
 struct kweb_stats {
 	u64 v[KWEB_STAT_NR];
 };
@@ -118,11 +128,11 @@ struct kweb_listener {
 	void (*orig_state_change)(struct sock *sk);
 };
 
-/* Where requests kweb does not serve go (the routes are kweb_rules()). */
+/* Where requests kweb does not serve go (the routes are a site's). */
 struct kweb_backend {
 	__be32 addr4;
 	struct in6_addr addr6;
-	u16 port;			/* 0: the module-wide backend_port */
+	u16 port;			/* 0: its namespace's backend port */
 };
 
 /* How to make a server: what listener-add (or insmod) says. */
@@ -148,6 +158,8 @@ struct kweb_ident {
 	const struct cred __rcu *cred;	/* user/group's: files are opened so */
 	const struct cred *next;	/* config-set: prepared, not yet in force */
 	bool may_setuid, may_setgid;	/* the creator's, in its user namespace */
+	/* Its network namespace's owner, where the ids are. */
+	struct user_namespace *owner;
 };
 
 /*
@@ -164,11 +176,12 @@ struct kweb_server {
 	bool has_addr4, has_addr6;
 	__be32 addr4;
 	struct in6_addr addr6;
-	struct kweb_limits limits;
 	struct kweb_backend backend;	/* .port: WRITE_ONCE(), listener-set */
 	struct kweb_site __rcu *site;	/* its own settings (site.h) */
 	struct kweb_cache cache;
-	struct net *net;		/* where the listeners are; no reference */
+	struct net *net;		/* where the listeners are, and its settings */
+	/* Its creator's: the pages it reads and pins are charged there. */
+	struct mem_cgroup *memcg;
 	struct kweb_listener listeners[2];	/* IPv4, IPv6 */
 	int nr_listeners;
 	struct kweb_stats __percpu *stats;	/* this listener's counters */
@@ -227,7 +240,7 @@ struct kweb_file {
 	unsigned int rename_seq;	/* rename_lock, sampled before lookup */
 	bool via_symlink;		/* the lookup followed a symlink */
 	const char *content_type;
-	u32 mime_gen;			/* kweb_mime_generation() before it */
+	u32 mime_gen;			/* its cache's mime_gen before it */
 };
 
 /* Page references for a run of a file's bytes: see kweb_file_read_pages(). */
@@ -333,18 +346,40 @@ struct kweb_server *kweb_server_create(struct net *net,
 				       struct netlink_ext_ack *extack);
 void kweb_server_destroy(struct kweb_server *srv);
 struct kweb_server *kweb_server_find(const struct net *net, u32 id);
-bool kweb_backend_port_clashes(u16 v);
-int kweb_servers_ident_prepare(u32 user, u32 group,
+bool kweb_backend_port_clashes(const struct net *net, u16 v);
+int kweb_servers_ident_prepare(const struct net *net, u32 user, u32 group,
 			       struct netlink_ext_ack *extack);
-void kweb_servers_ident_commit(void);
-void kweb_servers_ident_abort(void);
+void kweb_servers_ident_commit(const struct net *net);
+void kweb_servers_ident_abort(const struct net *net);
+void kweb_servers_apply(const struct net *net, bool retype);
+void kweb_servers_net_exit(const struct net *net);
 u16 kweb_server_backend_port(const struct kweb_server *srv);
 int kweb_server_set_backend_port(struct kweb_server *srv, u16 port);
 /* Under kweb_ctl_mutex: srv's site, and replacing it (the old after RCU). */
 struct kweb_site *kweb_server_site(const struct kweb_server *srv);
 void kweb_server_site_replace(struct kweb_server *srv, struct kweb_site *site);
-int kweb_servers_init(void);
-void kweb_servers_exit(void);
+
+/* Whether srv's namespace sends requests for missing files to the backend. */
+static inline bool kweb_backend_missing(const struct kweb_server *srv)
+{
+	bool on;
+
+	rcu_read_lock();
+	on = kweb_config(srv->net)->backend_missing;
+	rcu_read_unlock();
+	return on;
+}
+
+/* srv's namespace's limits, as they are now (config.h); any context. */
+static inline struct kweb_limits kweb_limits(const struct kweb_server *srv)
+{
+	struct kweb_limits l;
+
+	rcu_read_lock();
+	l = kweb_config(srv->net)->limits;
+	rcu_read_unlock();
+	return l;
+}
 
 /* netlink.c: the kweb generic netlink family (uapi/kweb.yaml). */
 extern struct genl_family kweb_nl_family;
@@ -408,8 +443,8 @@ void kweb_request_exit(void);
  * _replace(). _get() takes a reference on the
  * cred in force, in process context.
  */
-int kweb_ident_init(struct kweb_ident *id, u32 user, u32 group,
-		    struct netlink_ext_ack *extack);
+int kweb_ident_init(struct kweb_ident *id, struct user_namespace *owner,
+		    u32 user, u32 group, struct netlink_ext_ack *extack);
 const struct cred *kweb_ident_prepare(const struct kweb_ident *id, u32 user,
 				      u32 group, struct netlink_ext_ack *extack);
 void kweb_ident_replace(struct kweb_ident *id, const struct cred *cred);

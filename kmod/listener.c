@@ -50,7 +50,7 @@ static struct sock *kweb_accept_one(struct sock *lsk,
 
 static bool kweb_accept_full(const struct kweb_server *srv)
 {
-	return READ_ONCE(srv->nr_conns) >= READ_ONCE(srv->limits.max_connections);
+	return READ_ONCE(srv->nr_conns) >= kweb_limits(srv).max_connections;
 }
 
 /*

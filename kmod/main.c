@@ -10,6 +10,7 @@
 #include <linux/nsproxy.h>
 
 #include "kweb.h"
+#include "netns.h"
 
 const char *const kweb_stat_names[KWEB_STAT_NR] = {
 	[KWEB_STAT_CONN_ACCEPTED] = "connections_accepted",
@@ -69,7 +70,7 @@ static int kweb_default_server(void)
 	if (IS_ERR(srv))
 		return PTR_ERR(srv);
 	pr_info("serving %s on port %u, backend port %u\n", args.docroot,
-		args.port, kweb_backend_port());
+		args.port, kweb_server_backend_port(srv));
 	return 0;
 }
 
@@ -77,9 +78,12 @@ static int __init kweb_init(void)
 {
 	int err;
 
-	err = kweb_config_init();
+	err = kweb_netns_init();
 	if (err)
 		return err;
+	err = kweb_config_init();
+	if (err)
+		goto out_netns;
 	err = kweb_conn_init();
 	if (err)
 		goto out_config;
@@ -89,19 +93,17 @@ static int __init kweb_init(void)
 	err = kweb_send_init();
 	if (err)
 		goto out_request;
-	err = kweb_servers_init();
-	if (err)
-		goto out_send;
 	err = kweb_default_server();
 	if (err)
-		goto out_servers;
+		goto out_send;
 	err = kweb_netlink_init();
 	if (err)
 		goto out_servers;
 	return 0;
 
 out_servers:
-	kweb_servers_exit();
+	/* Only the initial namespace can have a server yet. */
+	kweb_servers_net_exit(&init_net);
 out_send:
 	kweb_send_exit();
 out_request:
@@ -110,6 +112,8 @@ out_conn:
 	kweb_conn_exit();
 out_config:
 	kweb_config_exit();
+out_netns:
+	kweb_netns_exit();
 	return err;
 }
 
@@ -117,12 +121,12 @@ static void __exit kweb_exit(void)
 {
 	/* No netlink call runs once this returns; then the servers go. */
 	kweb_netlink_exit();
-	kweb_servers_exit();
+	kweb_config_exit();
+	kweb_netns_exit();
 	kweb_send_exit();
 	kweb_request_exit();
 	/* Flushes the cache entries' last puts. */
 	kweb_conn_exit();
-	kweb_config_exit();
 	pr_info("stopped: %llu connections, %llu requests in softirq, %llu in the worker, %llu body bytes spliced, %llu copied, %ld bytes still pinned\n",
 		kweb_stat_read_all(KWEB_STAT_CONN_ACCEPTED),
 		kweb_stat_read_all(KWEB_STAT_REQ_SOFTIRQ),

@@ -2,17 +2,18 @@
 /*
  * MIME overrides: ".md=text/markdown,.log=text/plain; charset=utf-8"
  * gives files with those extensions (case-insensitively, as the built-in
- * table in mime.c) those Content-Types. The map is one RCU-protected
- * object, replaced whole by config-set; lookups are made when a file is
- * opened (process context).
+ * table in mime.c) those Content-Types. A map belongs to a namespace's
+ * settings or to a listener's own (site.c), and goes with them; lookups
+ * are made when a file is opened (process context).
  *
  * Responses and cache entries keep the Content-Type as a pointer, and may
  * outlive the map they got it from. So each distinct type string is kept
- * once, in a pool that lives until the module goes, and maps point into
- * it; the pool is bounded, and so is what any number of changes costs.
+ * once, in its network namespace's pool, which lives until the namespace
+ * goes, after its servers; maps point into it. The pool is bounded, and
+ * so is what any number of changes costs; a namespace that fills its own
+ * takes nothing from another's.
  */
 #include <linux/ctype.h>
-#include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <uapi/linux/kweb.h>
 
@@ -30,35 +31,53 @@ struct kweb_mime_entry {
 };
 
 struct kweb_mime_map {
-	struct rcu_head rcu;
 	char *text;			/* as given, for config-get */
 	unsigned int n;
 	struct kweb_mime_entry e[KWEB_MIME_OVERRIDES_MAX];
 };
 
-static struct kweb_mime_map __rcu *kweb_mime_cur;
-
 /* Under kweb_ctl_mutex. */
-static const char *kweb_mime_pool[KWEB_MIME_POOL_MAX];
-static unsigned int kweb_mime_pool_n;
+struct kweb_mime_pool {
+	unsigned int n;
+	const char *type[KWEB_MIME_POOL_MAX];
+};
 
-static const char *kweb_mime_intern(const char *s, size_t len)
+/* *pool's copy of s, the pool made on first use. */
+static const char *kweb_mime_intern(struct kweb_mime_pool **pool,
+				    const char *s, size_t len)
 {
+	struct kweb_mime_pool *p = *pool;
 	unsigned int i;
-	char *p;
+	char *t;
 
 	lockdep_assert_held(&kweb_ctl_mutex);
-	for (i = 0; i < kweb_mime_pool_n; i++)
-		if (strlen(kweb_mime_pool[i]) == len &&
-		    !memcmp(kweb_mime_pool[i], s, len))
-			return kweb_mime_pool[i];
-	if (kweb_mime_pool_n == KWEB_MIME_POOL_MAX)
+	if (!p) {
+		p = kzalloc(sizeof(*p), GFP_KERNEL);
+		if (!p)
+			return ERR_PTR(-ENOMEM);
+		*pool = p;
+	}
+	for (i = 0; i < p->n; i++)
+		if (strlen(p->type[i]) == len && !memcmp(p->type[i], s, len))
+			return p->type[i];
+	if (p->n == KWEB_MIME_POOL_MAX)
 		return ERR_PTR(-ENOSPC);
-	p = kmemdup_nul(s, len, GFP_KERNEL);
-	if (!p)
+	t = kmemdup_nul(s, len, GFP_KERNEL);
+	if (!t)
 		return ERR_PTR(-ENOMEM);
-	kweb_mime_pool[kweb_mime_pool_n++] = p;
-	return p;
+	p->type[p->n++] = t;
+	return t;
+}
+
+void kweb_mime_pool_free(struct kweb_mime_pool *pool)
+{
+	unsigned int i;
+
+	if (!pool)
+		return;
+	for (i = 0; i < pool->n; i++)
+		kfree(pool->type[i]);
+	kfree(pool);
 }
 
 /*
@@ -100,7 +119,8 @@ void kweb_mime_map_free(struct kweb_mime_map *m)
 	kfree(m);
 }
 
-struct kweb_mime_map *kweb_mime_map_parse(const char *text)
+struct kweb_mime_map *kweb_mime_map_parse(struct kweb_mime_pool **pool,
+					  const char *text)
 {
 	struct kweb_mime_map *m = kzalloc(sizeof(*m), GFP_KERNEL);
 	const char *s = text, *end, *eq;
@@ -128,7 +148,8 @@ struct kweb_mime_map *kweb_mime_map_parse(const char *text)
 		}
 		for (i = 0; i < eq - s; i++)
 			m->e[m->n].ext[i] = tolower(s[i]);
-		m->e[m->n].type = kweb_mime_intern(eq + 1, end - eq - 1);
+		m->e[m->n].type = kweb_mime_intern(pool, eq + 1,
+						 end - eq - 1);
 		if (IS_ERR(m->e[m->n].type)) {
 			err = PTR_ERR(m->e[m->n].type);
 			goto fail;
@@ -147,40 +168,6 @@ fail:
 	return ERR_PTR(err);
 }
 
-static void kweb_mime_map_free_rcu(struct rcu_head *head)
-{
-	kweb_mime_map_free(container_of(head, struct kweb_mime_map, rcu));
-}
-
-static u32 kweb_mime_gen;
-
-u32 kweb_mime_generation(void)
-{
-	/* Pairs with the release below: the map read next is as new. */
-	return smp_load_acquire(&kweb_mime_gen);
-}
-
-void kweb_mime_map_replace(struct kweb_mime_map *m)
-{
-	struct kweb_mime_map *old;
-
-	old = rcu_replace_pointer(kweb_mime_cur, m,
-				  lockdep_is_held(&kweb_ctl_mutex));
-	/* Pairs with kweb_mime_generation(): whoever sees it sees m. */
-	smp_store_release(&kweb_mime_gen, kweb_mime_gen + 1);
-	if (old)
-		call_rcu(&old->rcu, kweb_mime_map_free_rcu);
-}
-
-const char *kweb_mime_map_text(void)
-{
-	const struct kweb_mime_map *m;
-
-	m = rcu_dereference_check(kweb_mime_cur,
-				  lockdep_is_held(&kweb_ctl_mutex));
-	return m ? m->text : "";
-}
-
 /* m's override for path's extension, or NULL. */
 static const char *kweb_mime_map_find(const struct kweb_mime_map *m,
 				      const char *path, size_t len)
@@ -197,17 +184,6 @@ static const char *kweb_mime_map_find(const struct kweb_mime_map *m,
 	return NULL;
 }
 
-const char *kweb_mime_lookup(const char *path, size_t len)
-{
-	const char *type;
-
-	rcu_read_lock();
-	type = kweb_mime_map_find(rcu_dereference(kweb_mime_cur), path, len);
-	rcu_read_unlock();
-	/* A pool string lives as long as the module: no reference needed. */
-	return type ?: kweb_mime_type(path, len);
-}
-
 const char *kweb_mime_lookup_in(const struct kweb_mime_map *m,
 				const char *path, size_t len)
 {
@@ -217,27 +193,4 @@ const char *kweb_mime_lookup_in(const struct kweb_mime_map *m,
 const char *kweb_mime_map_text_of(const struct kweb_mime_map *m)
 {
 	return m->text;
-}
-
-void kweb_mime_generation_bump(void)
-{
-	lockdep_assert_held(&kweb_ctl_mutex);
-	/* As kweb_mime_map_replace(): fills begun before are not inserted. */
-	smp_store_release(&kweb_mime_gen, kweb_mime_gen + 1);
-}
-
-/* After every server is gone. */
-void kweb_mime_exit(void)
-{
-	struct kweb_mime_map *m;
-	unsigned int i;
-
-	m = rcu_replace_pointer(kweb_mime_cur, NULL, true);
-	/* The mime_types parameter stays readable while the module exits. */
-	synchronize_rcu();
-	kweb_mime_map_free(m);
-	rcu_barrier();
-	for (i = 0; i < kweb_mime_pool_n; i++)
-		kfree(kweb_mime_pool[i]);
-	kweb_mime_pool_n = 0;
 }

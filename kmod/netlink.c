@@ -19,6 +19,7 @@
 
 #include "kweb.h"
 #include "mimemap.h"
+#include "netns.h"
 #include "nl_gen.h"
 
 /* The attribute of each counter. */
@@ -132,7 +133,7 @@ int kweb_nl_stats_get_doit(struct sk_buff *skb, struct genl_info *info)
 					      KWEB_A_STATS_PAD))
 				goto fail;
 		if (nla_put_u64_64bit(msg, KWEB_A_STATS_PINNED_BYTES,
-				      atomic_long_read(&kweb_cache_pinned),
+				      kweb_pinned_bytes(net, bytes),
 				      KWEB_A_STATS_PAD))
 			goto fail;
 	}
@@ -156,10 +157,15 @@ fail:
 int kweb_nl_config_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	const struct nlattr *id = info->attrs[KWEB_A_CONFIG_LISTENER_ID];
+	struct net *net = genl_info_net(info);
 	const struct kweb_rules *pfx, *ext;
-	struct kweb_server *srv = NULL;
-	struct kweb_config cfg;
+	const struct kweb_config *cfg;
+	const struct kweb_site *site;
+	struct kweb_server *srv;
+	bool precompressed;
+	const char *mime;
 	struct sk_buff *msg;
+	u16 backend_port;
 	void *hdr;
 	int err = -EMSGSIZE;
 
@@ -167,53 +173,52 @@ int kweb_nl_config_get_doit(struct sk_buff *skb, struct genl_info *info)
 	if (!msg)
 		return -ENOMEM;
 	mutex_lock(&kweb_ctl_mutex);
+	cfg = kweb_config(net);
+	precompressed = cfg->precompressed;
+	backend_port = cfg->backend_port;
+	pfx = cfg->rules;
+	ext = cfg->rules;
+	mime = cfg->mime ? kweb_mime_map_text_of(cfg->mime) : "";
+	/* A listener's own settings are those it runs with. */
 	if (id) {
-		srv = kweb_nl_server(genl_info_net(info), id, info->extack);
+		srv = kweb_nl_server(net, id, info->extack);
 		if (!srv) {
 			err = -ENOENT;
 			goto fail;
 		}
-	}
-	kweb_config_get(&cfg);
-	pfx = kweb_rules();
-	ext = pfx;
-	/* A listener's own settings are those it runs with. */
-	if (srv) {
-		const struct kweb_site *site = kweb_server_site(srv);
-
-		cfg.precompressed = kweb_site_precompressed(site);
-		cfg.backend_port = kweb_server_backend_port(srv);
-		pfx = kweb_site_prefixes(site);
-		ext = kweb_site_extensions(site);
+		site = kweb_server_site(srv);
+		precompressed = kweb_site_precompressed(site, cfg);
+		backend_port = kweb_server_backend_port(srv);
+		pfx = kweb_site_prefixes(site, cfg);
+		ext = kweb_site_extensions(site, cfg);
+		mime = kweb_site_mime_text(site, cfg);
 	}
 	if (nla_put_u32(msg, KWEB_A_CONFIG_HEADER_TIMEOUT,
-			cfg.limits.header_timeout) ||
+			cfg->limits.header_timeout) ||
 	    nla_put_u32(msg, KWEB_A_CONFIG_KEEPALIVE_TIMEOUT,
-			cfg.limits.keepalive_timeout) ||
+			cfg->limits.keepalive_timeout) ||
 	    nla_put_u32(msg, KWEB_A_CONFIG_SEND_TIMEOUT,
-			cfg.limits.send_timeout) ||
+			cfg->limits.send_timeout) ||
 	    nla_put_u32(msg, KWEB_A_CONFIG_MAX_CONNECTIONS,
-			cfg.limits.max_connections) ||
+			cfg->limits.max_connections) ||
 	    nla_put_u32(msg, KWEB_A_CONFIG_MAX_REQUESTS,
-			cfg.limits.max_requests) ||
+			cfg->limits.max_requests) ||
 	    nla_put_u32(msg, KWEB_A_CONFIG_MAX_HEADER_SIZE,
-			cfg.limits.max_header_size) ||
-	    nla_put_u32(msg, KWEB_A_CONFIG_CACHE_SIZE, cfg.cache_size) ||
+			cfg->limits.max_header_size) ||
+	    nla_put_u32(msg, KWEB_A_CONFIG_CACHE_SIZE, cfg->cache_size) ||
 	    nla_put_u32(msg, KWEB_A_CONFIG_CACHE_MAX_FILE,
-			cfg.cache_max_file) ||
-	    nla_put_u16(msg, KWEB_A_CONFIG_BACKEND_PORT, cfg.backend_port) ||
+			cfg->cache_max_file) ||
+	    nla_put_u16(msg, KWEB_A_CONFIG_BACKEND_PORT, backend_port) ||
 	    nla_put_u8(msg, KWEB_A_CONFIG_BACKEND_MISSING,
-		       cfg.backend_missing) ||
-	    nla_put_u8(msg, KWEB_A_CONFIG_PRECOMPRESSED, cfg.precompressed) ||
+		       cfg->backend_missing) ||
+	    nla_put_u8(msg, KWEB_A_CONFIG_PRECOMPRESSED, precompressed) ||
 	    nla_put_string(msg, KWEB_A_CONFIG_DYNAMIC_PREFIXES,
 			   pfx->prefixes) ||
 	    nla_put_string(msg, KWEB_A_CONFIG_DYNAMIC_EXTENSIONS,
 			   ext->extensions) ||
-	    nla_put_string(msg, KWEB_A_CONFIG_MIME_TYPES,
-			   srv ? kweb_site_mime_text(kweb_server_site(srv)) :
-			   kweb_mime_map_text()) ||
-	    nla_put_u32(msg, KWEB_A_CONFIG_USER, cfg.user) ||
-	    nla_put_u32(msg, KWEB_A_CONFIG_GROUP, cfg.group) ||
+	    nla_put_string(msg, KWEB_A_CONFIG_MIME_TYPES, mime) ||
+	    nla_put_u32(msg, KWEB_A_CONFIG_USER, cfg->user) ||
+	    nla_put_u32(msg, KWEB_A_CONFIG_GROUP, cfg->group) ||
 	    (id && nla_put_u32(msg, KWEB_A_CONFIG_LISTENER_ID,
 			       nla_get_u32(id))))
 		goto fail;
@@ -273,6 +278,10 @@ static void kweb_nl_get_u32(struct genl_info *info, int type,
 		*v = nla_get_u32(info->attrs[type]);
 }
 
+/*
+ * Changes the caller's network namespace's settings, and nothing of any
+ * other namespace: the genl op's flag has checked CAP_NET_ADMIN over it.
+ */
 int kweb_nl_config_set_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	const struct nlattr *pfx = info->attrs[KWEB_A_CONFIG_DYNAMIC_PREFIXES];
@@ -281,12 +290,11 @@ int kweb_nl_config_set_doit(struct sk_buff *skb, struct genl_info *info)
 	const struct nlattr *mime = info->attrs[KWEB_A_CONFIG_MIME_TYPES];
 	const struct nlattr *user = info->attrs[KWEB_A_CONFIG_USER];
 	const struct nlattr *group = info->attrs[KWEB_A_CONFIG_GROUP];
-	struct kweb_mime_map *map = NULL;
+	struct net *net = genl_info_net(info);
 	const struct nlattr *missing, *pre;
-	struct kweb_rules *rules = NULL;
-	struct kweb_server *srv;
-	const struct kweb_rules *cur;
-	struct kweb_config cfg;
+	struct kweb_config *cfg;
+	struct kweb_mime_map *map;
+	struct kweb_rules *rules;
 	int err;
 
 	err = kweb_nl_rules_check(pfx, true, info->extack);
@@ -296,80 +304,82 @@ int kweb_nl_config_set_doit(struct sk_buff *skb, struct genl_info *info)
 		return err;
 
 	mutex_lock(&kweb_ctl_mutex);
-	kweb_config_get(&cfg);
+	cfg = kweb_config_copy(net);
+	if (IS_ERR(cfg)) {
+		err = PTR_ERR(cfg);
+		goto out;
+	}
 	kweb_nl_get_u32(info, KWEB_A_CONFIG_HEADER_TIMEOUT,
-			&cfg.limits.header_timeout);
+			&cfg->limits.header_timeout);
 	kweb_nl_get_u32(info, KWEB_A_CONFIG_KEEPALIVE_TIMEOUT,
-			&cfg.limits.keepalive_timeout);
+			&cfg->limits.keepalive_timeout);
 	kweb_nl_get_u32(info, KWEB_A_CONFIG_SEND_TIMEOUT,
-			&cfg.limits.send_timeout);
+			&cfg->limits.send_timeout);
 	kweb_nl_get_u32(info, KWEB_A_CONFIG_MAX_CONNECTIONS,
-			&cfg.limits.max_connections);
+			&cfg->limits.max_connections);
 	kweb_nl_get_u32(info, KWEB_A_CONFIG_MAX_REQUESTS,
-			&cfg.limits.max_requests);
-	kweb_nl_get_u32(info, KWEB_A_CONFIG_CACHE_SIZE, &cfg.cache_size);
+			&cfg->limits.max_requests);
+	kweb_nl_get_u32(info, KWEB_A_CONFIG_CACHE_SIZE, &cfg->cache_size);
 	kweb_nl_get_u32(info, KWEB_A_CONFIG_CACHE_MAX_FILE,
-			&cfg.cache_max_file);
-	kweb_nl_get_u32(info, KWEB_A_CONFIG_USER, &cfg.user);
-	kweb_nl_get_u32(info, KWEB_A_CONFIG_GROUP, &cfg.group);
+			&cfg->cache_max_file);
+	kweb_nl_get_u32(info, KWEB_A_CONFIG_USER, &cfg->user);
+	kweb_nl_get_u32(info, KWEB_A_CONFIG_GROUP, &cfg->group);
 	missing = info->attrs[KWEB_A_CONFIG_BACKEND_MISSING];
 	if (missing)
-		cfg.backend_missing = nla_get_u8(missing);
+		cfg->backend_missing = nla_get_u8(missing);
 	pre = info->attrs[KWEB_A_CONFIG_PRECOMPRESSED];
 	if (pre)
-		cfg.precompressed = nla_get_u8(pre);
+		cfg->precompressed = nla_get_u8(pre);
 	if (port) {
-		cfg.backend_port = nla_get_u16(port);
-		if (cfg.backend_port != kweb_backend_port() &&
-		    kweb_backend_port_clashes(cfg.backend_port)) {
+		cfg->backend_port = nla_get_u16(port);
+		if (cfg->backend_port != kweb_config(net)->backend_port &&
+		    kweb_backend_port_clashes(net, cfg->backend_port)) {
 			NL_SET_ERR_MSG_ATTR(info->extack, port,
 					    "a kweb listener's port cannot be the backend port");
 			err = -EINVAL;
-			goto out;
-		}
-	}
-	/* Every listener's cred for the new ids, or none. */
-	if (user || group) {
-		err = kweb_servers_ident_prepare(cfg.user, cfg.group,
-						 info->extack);
-		if (err) {
-			NL_SET_BAD_ATTR(info->extack, user ?: group);
-			goto out;
+			goto out_free;
 		}
 	}
 	if (mime) {
-		map = kweb_mime_map_parse(nla_data(mime));
+		map = kweb_mime_map_parse(kweb_mime_pool(net), nla_data(mime));
 		if (IS_ERR(map)) {
 			err = PTR_ERR(map);
 			kweb_nl_mime_error(info->extack, mime, err);
-			kweb_servers_ident_abort();
-			goto out;
+			goto out_free;
 		}
+		kweb_mime_map_free(cfg->mime);
+		cfg->mime = map;
 	}
 	if (pfx || ext) {
-		cur = kweb_rules();
-		rules = kweb_rules_alloc(pfx ? nla_data(pfx) : cur->prefixes,
-					 ext ? nla_data(ext) : cur->extensions);
+		rules = kweb_rules_alloc(pfx ? nla_data(pfx) :
+					 cfg->rules->prefixes,
+					 ext ? nla_data(ext) :
+					 cfg->rules->extensions);
 		if (IS_ERR(rules)) {
 			/* Each list passed alone: only memory is left. */
-			kweb_mime_map_free(map);
-			kweb_servers_ident_abort();
 			err = PTR_ERR(rules);
-			goto out;
+			goto out_free;
+		}
+		kweb_rules_free(cfg->rules);
+		cfg->rules = rules;
+	}
+	/* Every listener's cred for the new ids, or none: the last check. */
+	if (user || group) {
+		err = kweb_servers_ident_prepare(net, cfg->user, cfg->group,
+						 info->extack);
+		if (err) {
+			NL_SET_BAD_ATTR(info->extack, user ?: group);
+			goto out_free;
 		}
 	}
 	/* Nothing fails from here: all of the request or none of it. */
-	kweb_config_set(&cfg);
+	kweb_config_replace(net, cfg);
 	if (user || group)
-		kweb_servers_ident_commit();
-	if (rules)
-		kweb_rules_replace(rules);
-	if (map) {
-		kweb_mime_map_replace(map);
-		/* Cached files carry their old Content-Type. */
-		list_for_each_entry(srv, &kweb_servers, node)
-			kweb_cache_flush(&srv->cache);
-	}
+		kweb_servers_ident_commit(net);
+	kweb_servers_apply(net, mime);
+	goto out;
+out_free:
+	kweb_config_free(cfg);
 out:
 	mutex_unlock(&kweb_ctl_mutex);
 	return err;
@@ -380,6 +390,7 @@ static int kweb_nl_listener_fill(struct sk_buff *msg,
 				 const struct kweb_server *srv, char *buf)
 {
 	const char *docroot = d_path(&srv->docroot, buf, PATH_MAX);
+	const struct kweb_config *cfg = kweb_config(srv->net);
 	const struct kweb_site *site = kweb_server_site(srv);
 	u32 inherit = site->inherit;
 
@@ -399,11 +410,11 @@ static int kweb_nl_listener_fill(struct sk_buff *msg,
 	    nla_put_u32(msg, KWEB_A_LISTENER_CONNECTIONS_OPEN,
 			READ_ONCE(srv->nr_conns)) ||
 	    nla_put_u8(msg, KWEB_A_LISTENER_PRECOMPRESSED,
-		       kweb_site_precompressed(site)) ||
+		       kweb_site_precompressed(site, cfg)) ||
 	    nla_put_string(msg, KWEB_A_LISTENER_DYNAMIC_PREFIXES,
-			   kweb_site_prefixes(site)->prefixes) ||
+			   kweb_site_prefixes(site, cfg)->prefixes) ||
 	    nla_put_string(msg, KWEB_A_LISTENER_DYNAMIC_EXTENSIONS,
-			   kweb_site_extensions(site)->extensions) ||
+			   kweb_site_extensions(site, cfg)->extensions) ||
 	    nla_put_u32(msg, KWEB_A_LISTENER_INHERIT, inherit) ||
 	    nla_put_string(msg, KWEB_A_LISTENER_CACHE_CONTROL,
 			   site->cache_control) ||
@@ -411,7 +422,7 @@ static int kweb_nl_listener_fill(struct sk_buff *msg,
 	    nla_put_string(msg, KWEB_A_LISTENER_ERROR_PAGES,
 			   site->error_pages) ||
 	    nla_put_string(msg, KWEB_A_LISTENER_MIME_TYPES,
-			   kweb_site_mime_text(site)) ||
+			   kweb_site_mime_text(site, cfg)) ||
 	    nla_put_u8(msg, KWEB_A_LISTENER_VHOSTS, site->vhosts) ||
 	    nla_put_string(msg, KWEB_A_LISTENER_VHOST_DEFAULT,
 			   site->vhost_default))
@@ -719,7 +730,8 @@ int kweb_nl_listener_set_doit(struct sk_buff *skb, struct genl_info *info)
 		err = -ENOENT;
 		goto fail;
 	}
-	site = kweb_site_alloc(kweb_server_site(srv), &args);
+	site = kweb_site_alloc(kweb_server_site(srv), &args,
+			       kweb_mime_pool(srv->net));
 	if (IS_ERR(site)) {
 		err = PTR_ERR(site);
 		/* The other texts were checked: only MIME types are left. */
@@ -742,8 +754,7 @@ int kweb_nl_listener_set_doit(struct sk_buff *skb, struct genl_info *info)
 	if (args.own & KWEB_SETTING_MIME_TYPES ||
 	    args.inherit & KWEB_SETTING_MIME_TYPES) {
 		/* Its cached files carry their old Content-Type. */
-		kweb_mime_generation_bump();
-		kweb_cache_flush(&srv->cache);
+		kweb_cache_retype(&srv->cache);
 	}
 	err = kweb_nl_listener_reply(msg, hdr, info, srv);
 	mutex_unlock(&kweb_ctl_mutex);

@@ -110,7 +110,7 @@ const struct genl_ops kweb_nl_ops[8] = {
 		.doit		= kweb_nl_config_set_doit,
 		.policy		= kweb_config_set_nl_policy,
 		.maxattr	= KWEB_A_CONFIG_PRECOMPRESSED,
-		.flags		= GENL_ADMIN_PERM,
+		.flags		= GENL_UNS_ADMIN_PERM,
 	},
 	{
 		.cmd		= KWEB_CMD_LISTENER_GET,
@@ -124,28 +124,28 @@ const struct genl_ops kweb_nl_ops[8] = {
 		.doit		= kweb_nl_cache_flush_doit,
 		.policy		= kweb_cache_flush_nl_policy,
 		.maxattr	= KWEB_A_CACHE_PATH,
-		.flags		= GENL_ADMIN_PERM,
+		.flags		= GENL_UNS_ADMIN_PERM,
 	},
 	{
 		.cmd		= KWEB_CMD_LISTENER_ADD,
 		.doit		= kweb_nl_listener_add_doit,
 		.policy		= kweb_listener_add_nl_policy,
 		.maxattr	= KWEB_A_LISTENER_VHOST_DEFAULT,
-		.flags		= GENL_ADMIN_PERM,
+		.flags		= GENL_UNS_ADMIN_PERM,
 	},
 	{
 		.cmd		= KWEB_CMD_LISTENER_DEL,
 		.doit		= kweb_nl_listener_del_doit,
 		.policy		= kweb_listener_del_nl_policy,
 		.maxattr	= KWEB_A_LISTENER_ID,
-		.flags		= GENL_ADMIN_PERM,
+		.flags		= GENL_UNS_ADMIN_PERM,
 	},
 	{
 		.cmd		= KWEB_CMD_LISTENER_SET,
 		.doit		= kweb_nl_listener_set_doit,
 		.policy		= kweb_listener_set_nl_policy,
 		.maxattr	= KWEB_A_LISTENER_VHOST_DEFAULT,
-		.flags		= GENL_ADMIN_PERM,
+		.flags		= GENL_UNS_ADMIN_PERM,
 	},
 };
 

@@ -5,8 +5,10 @@
  * and tests read the counters without a netlink client, then one line per
  * listener of the namespace ("listener ID key value ..."), which such
  * readers skip. Figures and counters are the namespace's (its listeners
- * gone included), but pinned_bytes, which is module-wide. "port" is the
- * first listener's, 0 when there is none.
+ * gone included); pinned_bytes is module-wide in the initial namespace,
+ * the host's, and the namespace's cache_bytes in any other: no namespace
+ * sees another's traffic. "port" is the first listener's, 0 when there is
+ * none.
  */
 #include <linux/proc_fs.h>
 #include <linux/seq_file.h>
@@ -40,8 +42,7 @@ static int kweb_proc_show(struct seq_file *m, void *v)
 			   kweb_stat_read(net, i));
 	seq_printf(m, "cache_bytes %zu\n", bytes);
 	seq_printf(m, "cache_limit %zu\n", limit);
-	seq_printf(m, "pinned_bytes %ld\n",
-		   atomic_long_read(&kweb_cache_pinned));
+	seq_printf(m, "pinned_bytes %zu\n", kweb_pinned_bytes(net, bytes));
 	seq_printf(m, "listeners %u\n", nr);
 	list_for_each_entry(srv, &kweb_servers, node) {
 		if (!net_eq(srv->net, net))

@@ -473,7 +473,8 @@ static u8 kweb_variants_on(struct kweb_server *srv, u8 variants)
 	bool on;
 
 	rcu_read_lock();
-	on = kweb_site_precompressed(rcu_dereference(srv->site));
+	on = kweb_site_precompressed(rcu_dereference(srv->site),
+				     kweb_config(srv->net));
 	rcu_read_unlock();
 	return on ? variants : 0;
 }
@@ -549,7 +550,7 @@ static void kweb_reply_init_req(struct kweb_conn *conn, struct kweb_reply *rp,
 	rp->head = req->method == KWEB_METHOD_HEAD;
 	/* The last request a connection may make is told so. */
 	rp->keep_alive = req->keep_alive &&
-			 conn->nr_requests + 1 < conn->srv->limits.max_requests;
+			 conn->nr_requests + 1 < kweb_limits(conn->srv).max_requests;
 	rp->http10 = req->minor == 0;
 }
 
@@ -561,13 +562,15 @@ static enum kweb_route kweb_request_route(struct kweb_conn *conn,
 					  const struct kweb_target *t,
 					  const char *path)
 {
+	const struct kweb_config *cfg;
 	const struct kweb_site *site;
 	enum kweb_route why;
 
 	rcu_read_lock();
 	site = rcu_dereference(conn->srv->site);
-	why = kweb_route_target2(&kweb_site_prefixes(site)->r,
-				 &kweb_site_extensions(site)->r, t, path);
+	cfg = kweb_config(conn->srv->net);
+	why = kweb_route_target2(&kweb_site_prefixes(site, cfg)->r,
+				 &kweb_site_extensions(site, cfg)->r, t, path);
 	rcu_read_unlock();
 	return why;
 }
@@ -829,7 +832,8 @@ static enum kweb_route kweb_request_serve(struct kweb_conn *conn,
 		kweb_reply_send(conn, &rp, &h, true);
 		return KWEB_ROUTE_SERVE;
 	}
-	if ((err == -ENOENT || err == -ENOTDIR) && kweb_backend_missing())
+	if ((err == -ENOENT || err == -ENOTDIR) &&
+	    kweb_backend_missing(conn->srv))
 		return KWEB_ROUTE_MISSING;
 	if (err) {
 		u16 status = kweb_errno_status(err);

@@ -11,37 +11,31 @@
  * are closed and its connections drained, so nothing on the data path
  * outlives it.
  *
- * Kernel sockets hold no reference on their network namespace, so a
- * namespace with servers can die: its exit (pernet operations) destroys
- * them first.
+ * A server belongs to one network namespace, takes its settings from that
+ * namespace's (config.h), and is seen and changed only from there.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/cred.h>
+#include <linux/memcontrol.h>
 #include <linux/namei.h>
 #include <linux/netlink.h>
 #include <linux/slab.h>
 #include <net/net_namespace.h>
-#include <net/netns/generic.h>
 
 #include "kweb.h"
+#include "netns.h"
 
 DEFINE_MUTEX(kweb_ctl_mutex);
 LIST_HEAD(kweb_servers);
 static u32 kweb_next_id = 1;
 
-/* A namespace's counters of its listeners gone, under kweb_ctl_mutex. */
-struct kweb_net {
-	u64 retired[KWEB_STAT_NR];
-};
-
-static unsigned int kweb_net_id __read_mostly;
 /* Every namespace's, for the unload message. */
 static u64 kweb_retired_all[KWEB_STAT_NR];
 
 u64 kweb_stat_read(const struct net *net, enum kweb_stat s)
 {
-	const struct kweb_net *kn = net_generic(net, kweb_net_id);
+	const struct kweb_net *kn = kweb_net(net);
 	struct kweb_server *srv;
 	u64 sum = kn->retired[s];
 
@@ -68,7 +62,7 @@ u64 kweb_stat_read_all(enum kweb_stat s)
 /* srv is gone: what it counted stays in its namespace's totals. */
 static void kweb_server_retire_stats(struct kweb_server *srv)
 {
-	struct kweb_net *kn = net_generic(srv->net, kweb_net_id);
+	struct kweb_net *kn = kweb_net(srv->net);
 	int i;
 	u64 v;
 
@@ -81,7 +75,14 @@ static void kweb_server_retire_stats(struct kweb_server *srv)
 
 u16 kweb_server_backend_port(const struct kweb_server *srv)
 {
-	return READ_ONCE(srv->backend.port) ?: kweb_backend_port();
+	u16 port = READ_ONCE(srv->backend.port);
+
+	if (!port) {
+		rcu_read_lock();
+		port = kweb_config(srv->net)->backend_port;
+		rcu_read_unlock();
+	}
+	return port;
 }
 
 /*
@@ -103,17 +104,20 @@ static bool kweb_ports_clash(const struct net *net, u16 port, u16 backend_port)
 	return false;
 }
 
-/* Would the module-wide backend port v send a server to a kweb listener? */
-bool kweb_backend_port_clashes(u16 v)
+/*
+ * Would v as net's backend port send a server of net that follows it to a
+ * kweb listener?
+ */
+bool kweb_backend_port_clashes(const struct net *net, u16 v)
 {
 	struct kweb_server *srv, *other;
 
 	lockdep_assert_held(&kweb_ctl_mutex);
 	list_for_each_entry(srv, &kweb_servers, node) {
-		if (srv->backend.port)
+		if (!net_eq(srv->net, net) || srv->backend.port)
 			continue;
 		list_for_each_entry(other, &kweb_servers, node)
-			if (net_eq(other->net, srv->net) && other->port == v)
+			if (net_eq(other->net, net) && other->port == v)
 				return true;
 	}
 	return false;
@@ -138,6 +142,7 @@ static void kweb_server_free(struct kweb_server *srv)
 	kweb_cache_flush(&srv->cache);
 	path_put(&srv->docroot);
 	kweb_ident_exit(&srv->ident);
+	mem_cgroup_put(srv->memcg);
 	/* A softirq reader may have been the connections' last act. */
 	kweb_site_free_rcu(rcu_dereference_protected(srv->site, true));
 	/* Only connections and kweb_ctl_mutex holders count: none is left. */
@@ -155,7 +160,7 @@ struct kweb_server *kweb_server_create(struct net *net,
 				       const struct kweb_server_args *args,
 				       struct netlink_ext_ack *extack)
 {
-	struct kweb_config cfg;
+	const struct kweb_config *cfg = kweb_config(net);
 	struct kweb_server *srv;
 	struct kweb_site *site;
 	int err;
@@ -167,21 +172,22 @@ struct kweb_server *kweb_server_create(struct net *net,
 		return ERR_PTR(-EINVAL);
 	}
 	if (kweb_ports_clash(net, args->port,
-			     args->backend.port ?: kweb_backend_port())) {
+			     args->backend.port ?: cfg->backend_port)) {
 		NL_SET_ERR_MSG_ATTR(extack, args->port_attr,
 				    "a kweb listener's port would be a backend port");
 		return ERR_PTR(-EINVAL);
 	}
-	srv = kzalloc(sizeof(*srv), GFP_KERNEL);
+	/* Charged to the caller, as is what it reads: see srv->memcg. */
+	srv = kzalloc(sizeof(*srv), GFP_KERNEL_ACCOUNT);
 	if (!srv)
 		return ERR_PTR(-ENOMEM);
-	site = kweb_site_alloc(NULL, args->site);
+	site = kweb_site_alloc(NULL, args->site, kweb_mime_pool(net));
 	if (IS_ERR(site)) {
 		kfree(srv);
 		return ERR_CAST(site);
 	}
 	RCU_INIT_POINTER(srv->site, site);
-	srv->stats = alloc_percpu(struct kweb_stats);
+	srv->stats = alloc_percpu_gfp(struct kweb_stats, GFP_KERNEL_ACCOUNT);
 	if (!srv->stats) {
 		kweb_site_free(site);
 		kfree(srv);
@@ -197,6 +203,12 @@ struct kweb_server *kweb_server_create(struct net *net,
 		goto fail;
 	}
 	srv->net = net;
+	/*
+	 * Whoever may create a listener (CAP_NET_ADMIN over its namespace,
+	 * an unprivileged user's own namespace too) pays for the page cache
+	 * it reads and pins, as it would for its own server's.
+	 */
+	srv->memcg = get_mem_cgroup_from_mm(current->mm);
 	srv->port = args->port;
 	srv->backend = args->backend;
 	srv->any = args->any;
@@ -204,12 +216,9 @@ struct kweb_server *kweb_server_create(struct net *net,
 	srv->has_addr6 = args->has_addr6;
 	srv->addr4 = args->addr4;
 	srv->addr6 = args->addr6;
-	kweb_config_get(&cfg);
-	srv->limits = cfg.limits;
 	kweb_cache_init(&srv->cache, &srv->docroot,
-			kweb_cache_limit_bytes(cfg.cache_size),
-			kweb_cache_max_file_bytes(cfg.cache_max_file),
-			srv->stats);
+			kweb_config_cache_bytes(cfg),
+			kweb_config_max_file_bytes(cfg), srv->stats);
 	spin_lock_init(&srv->conns_lock);
 	INIT_LIST_HEAD(&srv->conns);
 	INIT_LIST_HEAD(&srv->closing);
@@ -220,7 +229,8 @@ struct kweb_server *kweb_server_create(struct net *net,
 	 * rights: CAP_NET_ADMIN must not be a way to read what its holder
 	 * cannot.
 	 */
-	err = kweb_ident_init(&srv->ident, cfg.user, cfg.group, extack);
+	err = kweb_ident_init(&srv->ident, net->user_ns, cfg->user,
+			      cfg->group, extack);
 	if (err)
 		goto fail_path;
 	err = kweb_log_server_init(srv);
@@ -249,6 +259,7 @@ struct kweb_server *kweb_server_create(struct net *net,
 	return srv;
 
 fail_path:
+	mem_cgroup_put(srv->memcg);
 	path_put(&srv->docroot);
 fail:
 	free_percpu(srv->stats);
@@ -258,11 +269,11 @@ fail:
 }
 
 /*
- * Under kweb_ctl_mutex: the creds for user and group of every server, or
- * none (then why is in extack). _commit() puts them in force, _abort()
- * drops them.
+ * Under kweb_ctl_mutex, in the caller's context: the creds for user and
+ * group of every server of net, or none (then why is in extack).
+ * _commit() puts them in force, _abort() drops them.
  */
-int kweb_servers_ident_prepare(u32 user, u32 group,
+int kweb_servers_ident_prepare(const struct net *net, u32 user, u32 group,
 			       struct netlink_ext_ack *extack)
 {
 	struct kweb_server *srv;
@@ -270,9 +281,11 @@ int kweb_servers_ident_prepare(u32 user, u32 group,
 
 	lockdep_assert_held(&kweb_ctl_mutex);
 	list_for_each_entry(srv, &kweb_servers, node) {
+		if (!net_eq(srv->net, net))
+			continue;
 		cred = kweb_ident_prepare(&srv->ident, user, group, extack);
 		if (IS_ERR(cred)) {
-			kweb_servers_ident_abort();
+			kweb_servers_ident_abort(net);
 			return PTR_ERR(cred);
 		}
 		srv->ident.next = cred;
@@ -280,12 +293,14 @@ int kweb_servers_ident_prepare(u32 user, u32 group,
 	return 0;
 }
 
-void kweb_servers_ident_abort(void)
+void kweb_servers_ident_abort(const struct net *net)
 {
 	struct kweb_server *srv;
 
 	lockdep_assert_held(&kweb_ctl_mutex);
 	list_for_each_entry(srv, &kweb_servers, node) {
+		if (!net_eq(srv->net, net))
+			continue;
 		if (srv->ident.next)
 			put_cred(srv->ident.next);
 		srv->ident.next = NULL;
@@ -293,23 +308,47 @@ void kweb_servers_ident_abort(void)
 }
 
 /* Opens from now on are the new identity's, and so is every cache entry. */
-void kweb_servers_ident_commit(void)
+void kweb_servers_ident_commit(const struct net *net)
 {
 	struct kweb_server *srv;
 
 	lockdep_assert_held(&kweb_ctl_mutex);
 	list_for_each_entry(srv, &kweb_servers, node) {
+		if (!net_eq(srv->net, net))
+			continue;
 		kweb_ident_replace(&srv->ident, srv->ident.next);
 		srv->ident.next = NULL;
 		kweb_cache_flush(&srv->cache);
 	}
 }
 
-/* Never a kweb listener's port; 0 follows the module-wide one again. */
+/*
+ * Under kweb_ctl_mutex, after net's settings were replaced: what its
+ * servers keep of them. retype: Content-Types may have changed, so
+ * cached files, which carry theirs, go.
+ */
+void kweb_servers_apply(const struct net *net, bool retype)
+{
+	const struct kweb_config *cfg = kweb_config(net);
+	struct kweb_server *srv;
+
+	lockdep_assert_held(&kweb_ctl_mutex);
+	list_for_each_entry(srv, &kweb_servers, node) {
+		if (!net_eq(srv->net, net))
+			continue;
+		kweb_cache_set_limits(&srv->cache, kweb_config_cache_bytes(cfg),
+				      kweb_config_max_file_bytes(cfg));
+		if (retype)
+			kweb_cache_retype(&srv->cache);
+	}
+}
+
+/* Never a kweb listener's port; 0 follows the namespace's again. */
 int kweb_server_set_backend_port(struct kweb_server *srv, u16 port)
 {
 	lockdep_assert_held(&kweb_ctl_mutex);
-	if (kweb_ports_clash(srv->net, srv->port, port ?: kweb_backend_port()))
+	if (kweb_ports_clash(srv->net, srv->port,
+			     port ?: kweb_config(srv->net)->backend_port))
 		return -EINVAL;
 	WRITE_ONCE(srv->backend.port, port);
 	return 0;
@@ -339,12 +378,8 @@ void kweb_server_destroy(struct kweb_server *srv)
 	kweb_server_free(srv);
 }
 
-static int __net_init kweb_net_init(struct net *net)
-{
-	return kweb_proc_init(net);
-}
-
-static void __net_exit kweb_net_exit(struct net *net)
+/* net is going away: its servers go first. */
+void kweb_servers_net_exit(const struct net *net)
 {
 	struct kweb_server *srv, *tmp;
 
@@ -353,24 +388,4 @@ static void __net_exit kweb_net_exit(struct net *net)
 		if (net_eq(srv->net, net))
 			kweb_server_destroy(srv);
 	mutex_unlock(&kweb_ctl_mutex);
-	kweb_proc_exit(net);
-}
-
-static struct pernet_operations kweb_net_ops = {
-	.init = kweb_net_init,
-	.exit = kweb_net_exit,
-	.id = &kweb_net_id,
-	.size = sizeof(struct kweb_net),
-};
-
-int kweb_servers_init(void)
-{
-	return register_pernet_subsys(&kweb_net_ops);
-}
-
-/* Destroys every server left, in whatever namespace. */
-void kweb_servers_exit(void)
-{
-	unregister_pernet_subsys(&kweb_net_ops);
-	WARN_ON(!list_empty(&kweb_servers));
 }

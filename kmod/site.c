@@ -34,7 +34,7 @@ void kweb_site_free_rcu(struct kweb_site *old)
 		call_rcu(&old->rcu, kweb_site_free_rcu_cb);
 }
 
-/* A list of base's own, or of args', or none (then module-wide). */
+/* A list of base's own, or of args', or none (then the namespace's). */
 static const char *kweb_site_list(const struct kweb_site *site,
 				  const struct kweb_site_args *args,
 				  u32 which, const char *given,
@@ -46,7 +46,8 @@ static const char *kweb_site_list(const struct kweb_site *site,
 }
 
 struct kweb_site *kweb_site_alloc(const struct kweb_site *base,
-				  const struct kweb_site_args *args)
+				  const struct kweb_site_args *args,
+				  struct kweb_mime_pool **pool)
 {
 	struct kweb_site *site = kzalloc(sizeof(*site), GFP_KERNEL);
 	const char *text;	/* the new one, or base's */
@@ -95,7 +96,7 @@ struct kweb_site *kweb_site_alloc(const struct kweb_site *base,
 		text = args->own & KWEB_SETTING_MIME_TYPES ? args->mime_types :
 		     base && base->mime ? kweb_mime_map_text_of(base->mime) :
 		     "";
-		site->mime = kweb_mime_map_parse(text);
+		site->mime = kweb_mime_map_parse(pool, text);
 		if (IS_ERR(site->mime)) {
 			err = PTR_ERR(site->mime);
 			site->mime = NULL;
@@ -125,17 +126,21 @@ fail:
 }
 
 const char *kweb_site_mime_lookup(const struct kweb_site *site,
+				  const struct kweb_config *cfg,
 				  const char *path, size_t len)
 {
-	if (site->mime)
-		return kweb_mime_lookup_in(site->mime, path, len);
-	return kweb_mime_lookup(path, len);
+	return kweb_mime_lookup_in(site->inherit & KWEB_SETTING_MIME_TYPES ?
+				   cfg->mime : site->mime, path, len);
 }
 
-const char *kweb_site_mime_text(const struct kweb_site *site)
+const char *kweb_site_mime_text(const struct kweb_site *site,
+				const struct kweb_config *cfg)
 {
-	return site->mime ? kweb_mime_map_text_of(site->mime) :
-	       kweb_mime_map_text();
+	const struct kweb_mime_map *m = site->inherit &
+					KWEB_SETTING_MIME_TYPES ?
+					cfg->mime : site->mime;
+
+	return m ? kweb_mime_map_text_of(m) : "";
 }
 
 bool kweb_site_host_ok(const char *name)
@@ -147,23 +152,26 @@ bool kweb_site_host_ok(const char *name)
 	       !strcmp(dir, name);
 }
 
-bool kweb_site_precompressed(const struct kweb_site *site)
+bool kweb_site_precompressed(const struct kweb_site *site,
+			     const struct kweb_config *cfg)
 {
 	if (site->inherit & KWEB_SETTING_PRECOMPRESSED)
-		return kweb_precompressed();
+		return cfg->precompressed;
 	return site->precompressed;
 }
 
-const struct kweb_rules *kweb_site_prefixes(const struct kweb_site *site)
+const struct kweb_rules *kweb_site_prefixes(const struct kweb_site *site,
+					    const struct kweb_config *cfg)
 {
 	if (site->inherit & KWEB_SETTING_DYNAMIC_PREFIXES)
-		return kweb_rules();
+		return cfg->rules;
 	return site->rules;
 }
 
-const struct kweb_rules *kweb_site_extensions(const struct kweb_site *site)
+const struct kweb_rules *kweb_site_extensions(const struct kweb_site *site,
+					      const struct kweb_config *cfg)
 {
 	if (site->inherit & KWEB_SETTING_DYNAMIC_EXTENSIONS)
-		return kweb_rules();
+		return cfg->rules;
 	return site->rules;
 }

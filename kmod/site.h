@@ -2,8 +2,8 @@
 /*
  * A listener's own settings: what one site may want unlike the others on
  * the same machine. Each listener has one, replaced as a whole under RCU
- * (listener-set); a setting it does not have follows the module-wide
- * value of the same name (config.c).
+ * (listener-set); a setting it does not have follows its network
+ * namespace's value of the same name (config.h).
  */
 #ifndef KWEB_SITE_H
 #define KWEB_SITE_H
@@ -20,13 +20,14 @@
 
 /*
  * The backend port is the server's (srv->backend.port, 0 to follow the
- * module-wide one): the handoff reads it without RCU.
+ * namespace's): the handoff reads it without RCU.
  */
 struct kweb_mime_map;
+struct kweb_mime_pool;
 
 struct kweb_site {
 	struct rcu_head rcu;
-	u32 inherit;			/* KWEB_SETTING_*s that are module-wide */
+	u32 inherit;			/* KWEB_SETTING_*s its namespace's */
 	bool precompressed;
 	bool expires;			/* Expires with a max-age rule */
 	struct kweb_rules *rules;	/* own dynamic prefixes, extensions */
@@ -46,7 +47,7 @@ struct kweb_site {
 
 /* What listener-add, listener-set or the module parameters ask for. */
 struct kweb_site_args {
-	u32 inherit;			/* settings to follow the module-wide */
+	u32 inherit;			/* settings to follow the namespace's */
 	u32 own;			/* settings given below */
 	bool precompressed;
 	const char *prefixes, *extensions;
@@ -62,29 +63,37 @@ struct kweb_site_args {
 bool kweb_site_host_ok(const char *name);
 
 /*
- * Under kweb_ctl_mutex (MIME types are interned). A site from base (NULL:
- * every setting module-wide, no rules) changed as args says; an ERR_PTR:
+ * Under kweb_ctl_mutex (MIME types are interned in *pool, its namespace's).
+ * A site from base (NULL: every setting the namespace's, no rules) changed
+ * as args says; an ERR_PTR:
  * -EINVAL for what does not parse (the caller checks each text first, for
  * its message, but MIME types), -E2BIG or -ENOSPC for MIME types as
  * kweb_mime_map_parse() says, -ENOMEM.
  */
 struct kweb_site *kweb_site_alloc(const struct kweb_site *base,
-				  const struct kweb_site_args *args);
+				  const struct kweb_site_args *args,
+				  struct kweb_mime_pool **pool);
 void kweb_site_free(struct kweb_site *site);
 /* Frees old after every reader is done with it. */
 void kweb_site_free_rcu(struct kweb_site *old);
 
 /*
- * The values a site's listener runs with, under rcu_read_lock() or
- * kweb_ctl_mutex: the rules its prefixes and its extensions come from.
+ * The values a site's listener runs with, cfg its namespace's settings,
+ * under rcu_read_lock() or kweb_ctl_mutex: the rules its prefixes and its
+ * extensions come from.
  */
-bool kweb_site_precompressed(const struct kweb_site *site);
-const struct kweb_rules *kweb_site_prefixes(const struct kweb_site *site);
-const struct kweb_rules *kweb_site_extensions(const struct kweb_site *site);
+bool kweb_site_precompressed(const struct kweb_site *site,
+			     const struct kweb_config *cfg);
+const struct kweb_rules *kweb_site_prefixes(const struct kweb_site *site,
+					    const struct kweb_config *cfg);
+const struct kweb_rules *kweb_site_extensions(const struct kweb_site *site,
+					      const struct kweb_config *cfg);
 /* Content-Type for the path of a file the site serves. */
 const char *kweb_site_mime_lookup(const struct kweb_site *site,
+				  const struct kweb_config *cfg,
 				  const char *path, size_t len);
-/* Its MIME overrides' text, its own or config's. */
-const char *kweb_site_mime_text(const struct kweb_site *site);
+/* Its MIME overrides' text, its own or the namespace's. */
+const char *kweb_site_mime_text(const struct kweb_site *site,
+				const struct kweb_config *cfg);
 
 #endif /* KWEB_SITE_H */

@@ -1490,6 +1490,220 @@ def t_listener_creds():
         kwebctl_ok("listener", "del", str(added))
 
 
+# ---- tenants: network and user namespaces ----
+
+# What a namespace that never set anything has: kweb's defaults, never
+# the initial namespace's parameters or another namespace's settings.
+NS_DEFAULTS = {"header_timeout": 60, "keepalive_timeout": 75,
+               "send_timeout": 60, "max_connections": 16384,
+               "max_requests": 1000, "cache_size": 64,
+               "cache_max_file": 4096, "backend_port": 8080,
+               "backend_missing": False, "precompressed": True,
+               "dynamic_prefixes": "", "dynamic_extensions": "",
+               "mime_types": "", "user": 65534, "group": 65534}
+
+
+class Netns:
+    """A network namespace of the test's own, with lo up; deleted on exit."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def __enter__(self):
+        ip("netns", "del", self.name)
+        r = ip("netns", "add", self.name)
+        check(r.returncode == 0, "ip netns add %s: %s" % (self.name,
+                                                          r.stderr))
+        ip("-n", self.name, "link", "set", "lo", "up")
+        return self
+
+    def __exit__(self, *exc):
+        ip("netns", "del", self.name)
+
+    def run(self, *argv, prefix=(), timeout=None):
+        """argv in the namespace (after prefix, e.g. setpriv's)."""
+        return subprocess.run(["ip", "netns", "exec", self.name] +
+                              list(prefix) + list(argv),
+                              capture_output=True, text=True,
+                              timeout=timeout or CFG.cli_timeout)
+
+    def kwebctl(self, *args, prefix=(), ok=True):
+        kc = CFG.kwebctl_nobody if prefix else CFG.kwebctl
+        p = self.run(kc, *args, prefix=prefix)
+        if ok:
+            check(p.returncode == 0, "%s: kwebctl %s: exit %d %s" %
+                  (self.name, " ".join(args), p.returncode, p.stderr.strip()))
+        return p
+
+    def config(self):
+        return json.loads(self.kwebctl("-j", "config", "get").stdout)
+
+    def curl(self, port, target):
+        p = self.run("curl", "-sS", "-o", "/dev/null", "-w", "%{http_code}",
+                     "--max-time", "20",
+                     "http://127.0.0.1:%d%s" % (port, target))
+        return p.stdout.strip()
+
+
+def config_subset(cfg):
+    return {k: cfg.get(k) for k in NS_DEFAULTS}
+
+
+@TESTS.test("namespaces are tenants: each has its own settings and "
+            "listeners, and no other namespace reads or changes them")
+def t_tenant_settings():
+    init_before = json.loads(kwebctl_ok("-j", "config", "get"))
+    params_before = {n: param(n) for n in ("backend_port",
+                                            "keepalive_timeout", "user")}
+    with Netns("kweb-tenant-a") as a, Netns("kweb-tenant-b") as b:
+        check(config_subset(a.config()) == NS_DEFAULTS,
+              "a new namespace's settings: %r" % a.config())
+        # A container's admin points its handoff elsewhere, shortens its
+        # timeouts and changes its identity and routes: its own only.
+        a.kwebctl("config", "set", "backend-port", "31337",
+                  "keepalive-timeout", "7", "max-connections", "1",
+                  "dynamic-prefixes", "/api/", "mime-types",
+                  ".md=text/markdown", "user", "0", "group", "0")
+        cfg = a.config()
+        check((cfg["backend_port"], cfg["keepalive_timeout"],
+               cfg["max_connections"], cfg["dynamic_prefixes"],
+               cfg["mime_types"], cfg["user"]) ==
+              (31337, 7, 1, "/api/", ".md=text/markdown", 0),
+              "a's own settings: %r" % cfg)
+        check(config_subset(b.config()) == NS_DEFAULTS,
+              "b's settings changed by a's: %r" % b.config())
+        init_after = json.loads(kwebctl_ok("-j", "config", "get"))
+        check(init_after == init_before, "the initial namespace's settings "
+              "changed by a's: %s" % state_diff((init_before, {}),
+                                               (init_after, {})))
+        check({n: param(n) for n in params_before} == params_before,
+              "the parameters changed by a's settings")
+        status, body, _ = fetch(CFG.host, CFG.port, "/small.txt")
+        check(status == 200 and body == small(), "listener 1 after a's set")
+
+        # Listeners: a's follows a's settings; nobody else sees it.
+        p = a.kwebctl("-j", "listener", "add", "port", str(CFG.port2),
+                      "docroot", CFG.docroot)
+        aid = json.loads(p.stdout)[0]["id"]
+        sh = json.loads(a.kwebctl("-j", "listener", "show",
+                                  str(aid)).stdout)
+        check(sh["backend_port"] == 31337 and
+              sh["dynamic_prefixes"] == "/api/",
+              "a's listener follows a's settings: %r" % sh)
+        check(a.curl(CFG.port2, "/small.txt") == "200", "GET in a")
+        p = b.kwebctl("-j", "listener", "list")
+        check(json.loads(p.stdout) == [], "b sees a's listener: %s" %
+              p.stdout)
+        for ns, args in ((b, ("listener", "del", str(aid))),
+                         (b, ("listener", "set", str(aid), "vhosts", "yes")),
+                         (b, ("listener", "show", str(aid)))):
+            p = ns.kwebctl(*args, ok=False)
+            check(p.returncode == EXIT_NOT_FOUND and
+                  "no such listener" in p.stderr,
+                  "b: kwebctl %s: exit %d %s" % (" ".join(args),
+                                                 p.returncode, p.stderr))
+        check(all(x["id"] != aid for x in listeners_json()),
+              "a's listener is visible in the initial namespace")
+        # The counters and cache figures a reader of a sees are a's own.
+        p = a.run("cat", "/proc/net/kweb")
+        fig = dict(line.split() for line in p.stdout.splitlines()
+                   if len(line.split()) == 2)
+        check(fig.get("pinned_bytes") == fig.get("cache_bytes") and
+              fig.get("connections_accepted") == "1",
+              "a's /proc/net/kweb: %r" % fig)
+        # b's cache flush, and a change in b, leave a's listener serving.
+        b.kwebctl("cache", "flush")
+        b.kwebctl("config", "set", "backend-port", "8081")
+        check(a.config()["backend_port"] == 31337, "b's set changed a's")
+    # Their exit took a's listener and settings with it.
+    with Netns("kweb-tenant-a") as a:
+        check(config_subset(a.config()) == NS_DEFAULTS,
+              "a namespace of the same name starts afresh: %r" % a.config())
+        check(json.loads(a.kwebctl("-j", "listener", "list").stdout) == [],
+              "a listener outlived its namespace")
+
+
+@TESTS.test("a namespace's admin cannot give kweb more file access than "
+            "it has: user and group need its own CAP_SETUID/CAP_SETGID")
+def t_tenant_identity():
+    # nobody with CAP_NET_ADMIN alone: enough to configure a namespace
+    # owned by the initial user namespace, not to open files as root.
+    caps = NOBODY + ["--inh-caps=-all,+net_admin",
+                     "--ambient-caps=-all,+net_admin"]
+    with Netns("kweb-tenant-id") as a:
+        a.kwebctl("-j", "listener", "add", "port", str(CFG.port2),
+                  "docroot", CFG.docroot)
+        p = a.kwebctl("config", "set", "user", "0", "group", "0",
+                      prefix=caps, ok=False)
+        check(p.returncode == EXIT_PERM and
+              "the caller may not take that user" in p.stderr,
+              "nobody with CAP_NET_ADMIN: user 0: exit %d %r" %
+              (p.returncode, p.stderr.strip()))
+        check(a.config()["user"] == 65534, "changed by a refused set")
+        # Its own ids it may name; other settings it may change.
+        a.kwebctl("config", "set", "user", "65534", "group", "65534",
+                  "keepalive-timeout", "9", prefix=caps)
+        check(a.config()["keepalive_timeout"] == 9, "nobody's set")
+        # Without CAP_NET_ADMIN, nothing.
+        p = a.kwebctl("config", "set", "keepalive-timeout", "8",
+                      prefix=NOBODY, ok=False)
+        check(p.returncode == EXIT_PERM, "nobody without CAP_NET_ADMIN: "
+              "exit %d %r" % (p.returncode, p.stderr.strip()))
+
+
+@TESTS.test("an unprivileged user's own user and network namespace "
+            "(unshare -Urn): a listener of its own, serving as that user")
+def t_tenant_userns():
+    docroot = os.path.join(CFG.base, "www-userns")
+    os.makedirs(docroot, exist_ok=True)
+    os.chmod(docroot, 0o755)
+    for name, mode in (("open.txt", 0o644), ("root-only.txt", 0o600)):
+        with open(os.path.join(docroot, name), "wb") as f:
+            f.write(name.encode())
+        os.chmod(os.path.join(docroot, name), mode)
+    init_before = json.loads(kwebctl_ok("-j", "config", "get"))
+    kc, port = CFG.kwebctl_nobody, CFG.port2 + 1
+    # One shell: the namespaces live as long as it does. Each step prints
+    # its exit status and stderr's first line.
+    script = """
+ip link set lo up
+step() { err=$("$@" 2>&1 >/dev/null); echo "$1 $2 $3 rc=$? ${err%%%%$'\n'*}"; }
+step %(kc)s listener add port %(port)d docroot %(root)s
+step %(kc)s config set user 1 group 1
+step %(kc)s config set user 0 group 0
+step %(kc)s listener add port %(port)d docroot %(root)s
+for f in open.txt root-only.txt; do
+  echo "GET $f $(curl -sS -o /dev/null -w '%%{http_code}' --max-time 20 http://127.0.0.1:%(port)d/$f)"
+done
+""" % {"kc": kc, "port": port, "root": docroot}
+    p = subprocess.run(NOBODY + ["unshare", "-Urn", "bash", "-c", script],
+                       capture_output=True, text=True,
+                       timeout=4 * CFG.cli_timeout)
+    if "unshare failed" in p.stderr or "Operation not permitted" in \
+            p.stderr.split("\n")[0]:
+        note("no unprivileged user namespaces here: %s" % p.stderr.strip())
+        return
+    lines = p.stdout.splitlines()
+    note("unshare -Urn: %r" % lines)
+    check(len(lines) == 6, "the script's steps: %r %s" % (lines, p.stderr))
+    # 65534 does not map in a namespace that maps only its root.
+    check(re.search(r"rc=1 .*does not map", lines[0]),
+          "listener add as 65534: %r" % lines[0])
+    check(re.search(r"rc=1 .*does not map", lines[1]),
+          "user 1, unmapped: %r" % lines[1])
+    check("rc=0" in lines[2] and "rc=0" in lines[3],
+          "user 0 (the user itself), then its listener: %r" % lines[2:4])
+    check(lines[4] == "GET open.txt 200" and
+          lines[5] == "GET root-only.txt 403",
+          "served as the unprivileged user: %r" % lines[4:])
+    check(json.loads(kwebctl_ok("-j", "config", "get")) == init_before,
+          "the initial namespace's settings changed")
+    check(all(x["port"] != port for x in listeners_json()),
+          "the user's listener is visible here")
+    status, body, _ = fetch(CFG.host, CFG.port, "/small.txt")
+    check(status == 200 and body == small(), "listener 1 after the user's")
+
+
 # ---- batch files: kwebctl -b FILE, kwebctl apply FILE ----
 
 def batch_ports():

@@ -188,7 +188,7 @@ static int kc_usage(FILE *f, const char *topic)
 			"                           the same for Prometheus (node_exporter)\n"
 			"  listener list|show|add|set|del\n"
 			"                           the listeners of this network namespace\n"
-			"  config get|set           module-wide settings\n"
+			"  config get|set           this network namespace's settings\n"
 			"  cache flush [PATH]       drop cached files (all, or one request path)\n"
 			"  log [--format combined|json] [--count N] [--output FILE]\n"
 			"                           print the access log as requests end\n"
@@ -203,7 +203,7 @@ static int kc_usage(FILE *f, const char *topic)
 			"\n"
 			"Exit status: 0 ok, 1 the kernel refused (its reason is printed),\n"
 			"2 usage, 3 kweb module not loaded, 4 permission denied (needs\n"
-			"CAP_NET_ADMIN), 5 no such listener.\n");
+			"CAP_NET_ADMIN over the network namespace), 5 no such listener.\n");
 	else if (!strcmp(topic, "status"))
 		fprintf(f,
 			"Usage: kwebctl status\n"
@@ -215,7 +215,8 @@ static int kc_usage(FILE *f, const char *topic)
 			"       kwebctl stats --format prometheus\n"
 			"Counters since the module was loaded, one \"name value\" per line\n"
 			"(names as in /proc/net/kweb with '-'), or a JSON object with -j:\n"
-			"this network namespace's (pinned-bytes is module-wide); or, with\n"
+			"this network namespace's (pinned-bytes is module-wide in the\n"
+			"initial namespace, its cache-bytes elsewhere); or, with\n"
 			"a listener, only that listener's.\n"
 			"--format (-f) text, json (as -j) or prometheus: Prometheus's text\n"
 			"format, for node_exporter's textfile collector: the namespace's\n"

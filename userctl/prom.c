@@ -72,7 +72,7 @@ static const struct kc_prom_metric kc_prom_metrics[] = {
 	{ "cache_limit_bytes", false, "The file caches' size limit (cache-size).",
 	  NULL, { { KWEB_A_STATS_CACHE_LIMIT, NULL } } },
 	{ "cache_pinned_bytes", false,
-	  "Page-cache bytes cache entries still pin, entries on their way out included; module-wide.",
+	  "Page-cache bytes cache entries still pin, entries on their way out included; module-wide in the initial network namespace, its cache bytes in another.",
 	  NULL, { { KWEB_A_STATS_PINNED_BYTES, NULL } } },
 	{ "handoffs_total", true,
 	  "Connections handed to the backend, by why.", "reason",

@@ -71,7 +71,7 @@ static void prom_exact_test(struct kunit *test)
 		"# HELP kweb_cache_bytes Bytes of page-cache pages the file caches' entries hold.\n"
 		"# TYPE kweb_cache_bytes gauge\n"
 		"kweb_cache_bytes 4096\n"
-		"# HELP kweb_cache_pinned_bytes Page-cache bytes cache entries still pin, entries on their way out included; module-wide.\n"
+		"# HELP kweb_cache_pinned_bytes Page-cache bytes cache entries still pin, entries on their way out included; module-wide in the initial network namespace, its cache bytes in another.\n"
 		"# TYPE kweb_cache_pinned_bytes gauge\n"
 		"kweb_cache_pinned_bytes 8192\n"
 		"# HELP kweb_handoffs_total Connections handed to the backend, by why.\n"
