@@ -9,6 +9,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/cred.h>
+#include <linux/inet.h>
 #include <linux/moduleparam.h>
 #include <linux/slab.h>
 #include <linux/uidgid.h>
@@ -356,6 +357,21 @@ void kweb_config_net_exit(struct net *net)
 	/* No server is left to read it, and no handler to replace it. */
 	kweb_config_free(rcu_replace_pointer(kweb_net(net)->config, NULL,
 					     true));
+}
+
+/* Parse the backend's addresses (module parameters' text). */
+static int kweb_backend_parse(struct kweb_backend *b, const char *ipv4,
+			      const char *ipv6)
+{
+	if (!in4_pton(ipv4, -1, (u8 *)&b->addr4, -1, NULL)) {
+		pr_err("backend_ipv4=%s is not an IPv4 address\n", ipv4);
+		return -EINVAL;
+	}
+	if (!in6_pton(ipv6, -1, b->addr6.s6_addr, -1, NULL)) {
+		pr_err("backend_ipv6=%s is not an IPv6 address\n", ipv6);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 void kweb_backend_defaults(struct kweb_backend *b)

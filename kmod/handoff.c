@@ -25,21 +25,6 @@
 #include "kweb.h"
 #include "trace.h"
 
-/* Parse the backend's addresses (module parameters' text). */
-int kweb_backend_parse(struct kweb_backend *b, const char *ipv4,
-		       const char *ipv6)
-{
-	if (!in4_pton(ipv4, -1, (u8 *)&b->addr4, -1, NULL)) {
-		pr_err("backend_ipv4=%s is not an IPv4 address\n", ipv4);
-		return -EINVAL;
-	}
-	if (!in6_pton(ipv6, -1, b->addr6.s6_addr, -1, NULL)) {
-		pr_err("backend_ipv6=%s is not an IPv6 address\n", ipv6);
-		return -EINVAL;
-	}
-	return 0;
-}
-
 /* The backend listener for sk's family, with a reference; NULL if none. */
 static struct sock *kweb_backend_lookup(struct kweb_server *srv,
 					struct sock *sk)

@@ -391,8 +391,6 @@ int kweb_listeners_start(struct kweb_server *srv);
 void kweb_listeners_stop(struct kweb_server *srv);
 
 /* handoff.c: moving a connection to the backend's accept queue. */
-int kweb_backend_parse(struct kweb_backend *b, const char *ipv4,
-		       const char *ipv6);
 u16 kweb_handoff_prepare(struct kweb_conn *conn, enum kweb_route why);
 void kweb_handoff(struct kweb_conn *conn, bool atomic);
 bool kweb_handoff_child(struct kweb_listener *l, struct request_sock *req,
