@@ -498,6 +498,7 @@ def module_params():
             r"^static\s+(char\s*\*|\w+)\s*(\w+)\s*(?:=\s*([^;]+))?;",
             src, re.M):
         decls[name] = (t.replace(" ", ""), init.strip() if init else None)
+    macros = dict(re.findall(r"^#define\s+(\w+)\s+([^\s/]+)", src, re.M))
     descs = {}
     for name, text in re.findall(r"MODULE_PARM_DESC\((\w+),\s*((?:\"(?:[^\"\\]|\\.)*\"\s*)+)\)", src):
         descs[name] = text
@@ -520,6 +521,8 @@ def module_params():
             init = m.group(1).strip() if m else None
         else:
             init = decls.get(var, (None, None))[1]
+        # A default named by a macro (shared with a namespace's defaults).
+        init = macros.get(init, init)
         if "(required)" in descs.get(name, ""):
             default = "required"
         elif ctype == "bool":
