@@ -1676,13 +1676,14 @@ for f in open.txt root-only.txt; do
   echo "GET $f $(curl -sS -o /dev/null -w '%%{http_code}' --max-time 20 http://127.0.0.1:%(port)d/$f)"
 done
 """ % {"kc": kc, "port": port, "root": docroot}
+    # Debian's kernels allow unprivileged user namespaces unless told not.
+    knob = "/proc/sys/kernel/unprivileged_userns_clone"
+    if os.path.exists(knob):
+        with open(knob, "w") as f:
+            f.write("1")
     p = subprocess.run(NOBODY + ["unshare", "-Urn", "bash", "-c", script],
                        capture_output=True, text=True,
                        timeout=4 * CFG.cli_timeout)
-    if "unshare failed" in p.stderr or "Operation not permitted" in \
-            p.stderr.split("\n")[0]:
-        note("no unprivileged user namespaces here: %s" % p.stderr.strip())
-        return
     lines = p.stdout.splitlines()
     note("unshare -Urn: %r" % lines)
     check(len(lines) == 6, "the script's steps: %r %s" % (lines, p.stderr))
