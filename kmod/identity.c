@@ -53,30 +53,17 @@ static bool kweb_may_gid(const struct cred *c, bool may_setgid, kgid_t gid)
 	       (may_setgid && kgid_has_mapping(c->user_ns, gid));
 }
 
-/* Gives new the ids of user and group and nothing else, or says why not. */
-static int kweb_ident_set(const struct kweb_ident *id, struct cred *new,
-			  u32 user, u32 group,
-			  struct netlink_ext_ack *extack)
+int kweb_ident_check(struct user_namespace *owner, u32 user, u32 group,
+		     struct netlink_ext_ack *extack)
 {
 	const struct cred *caller = current_cred();
-	kuid_t uid = make_kuid(id->owner, user);
-	kgid_t gid = make_kgid(id->owner, group);
-	struct group_info *none;
+	kuid_t uid = make_kuid(owner, user);
+	kgid_t gid = make_kgid(owner, group);
 
 	if (!uid_valid(uid) || !gid_valid(gid)) {
 		KWEB_IDENT_ERR(extack,
 			       "user or group does not map in the network namespace's user namespace");
 		return -EINVAL;
-	}
-	if (!kweb_may_uid(id->base, id->may_setuid, uid)) {
-		KWEB_IDENT_ERR(extack,
-			       "the listener's creator may not take that user (no CAP_SETUID)");
-		return -EPERM;
-	}
-	if (!kweb_may_gid(id->base, id->may_setgid, gid)) {
-		KWEB_IDENT_ERR(extack,
-			       "the listener's creator may not take that group (no CAP_SETGID)");
-		return -EPERM;
 	}
 	if (!kweb_may_uid(caller, ns_capable(caller->user_ns, CAP_SETUID),
 			  uid)) {
@@ -88,6 +75,32 @@ static int kweb_ident_set(const struct kweb_ident *id, struct cred *new,
 			  gid)) {
 		KWEB_IDENT_ERR(extack,
 			       "the caller may not take that group (no CAP_SETGID)");
+		return -EPERM;
+	}
+	return 0;
+}
+
+/* Gives new the ids of user and group and nothing else, or says why not. */
+static int kweb_ident_set(const struct kweb_ident *id, struct cred *new,
+			  u32 user, u32 group,
+			  struct netlink_ext_ack *extack)
+{
+	kuid_t uid = make_kuid(id->owner, user);
+	kgid_t gid = make_kgid(id->owner, group);
+	struct group_info *none;
+	int err;
+
+	err = kweb_ident_check(id->owner, user, group, extack);
+	if (err)
+		return err;
+	if (!kweb_may_uid(id->base, id->may_setuid, uid)) {
+		KWEB_IDENT_ERR(extack,
+			       "the listener's creator may not take that user (no CAP_SETUID)");
+		return -EPERM;
+	}
+	if (!kweb_may_gid(id->base, id->may_setgid, gid)) {
+		KWEB_IDENT_ERR(extack,
+			       "the listener's creator may not take that group (no CAP_SETGID)");
 		return -EPERM;
 	}
 	none = groups_alloc(0);

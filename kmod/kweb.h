@@ -443,6 +443,9 @@ void kweb_request_exit(void);
  */
 int kweb_ident_init(struct kweb_ident *id, struct user_namespace *owner,
 		    u32 user, u32 group, struct netlink_ext_ack *extack);
+/* May the caller set these ids for a namespace owner owns? Listeners or not. */
+int kweb_ident_check(struct user_namespace *owner, u32 user, u32 group,
+		     struct netlink_ext_ack *extack);
 const struct cred *kweb_ident_prepare(const struct kweb_ident *id, u32 user,
 				      u32 group, struct netlink_ext_ack *extack);
 void kweb_ident_replace(struct kweb_ident *id, const struct cred *cred);

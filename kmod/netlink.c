@@ -365,8 +365,12 @@ int kweb_nl_config_set_doit(struct sk_buff *skb, struct genl_info *info)
 	}
 	/* Every listener's cred for the new ids, or none: the last check. */
 	if (user || group) {
-		err = kweb_servers_ident_prepare(net, cfg->user, cfg->group,
-						 info->extack);
+		err = kweb_ident_check(net->user_ns, cfg->user, cfg->group,
+				       info->extack);
+		if (!err)
+			err = kweb_servers_ident_prepare(net, cfg->user,
+							 cfg->group,
+							 info->extack);
 		if (err) {
 			NL_SET_BAD_ATTR(info->extack, user ?: group);
 			goto out_free;
