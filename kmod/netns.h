@@ -17,6 +17,7 @@ struct kweb_net {
 	struct kweb_config __rcu *config;	/* NULL: kweb's defaults */
 	struct kweb_mime_pool *mime_pool;	/* its Content-Types, interned */
 	u64 retired[KWEB_STAT_NR];		/* counted by listeners gone */
+	u32 last_id;				/* of its listeners, under the mutex */
 };
 
 extern unsigned int kweb_net_id;

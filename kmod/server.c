@@ -28,7 +28,6 @@
 
 DEFINE_MUTEX(kweb_ctl_mutex);
 LIST_HEAD(kweb_servers);
-static u32 kweb_next_id = 1;
 
 /* Every namespace's, for the unload message. */
 static u64 kweb_retired_all[KWEB_STAT_NR];
@@ -254,7 +253,8 @@ struct kweb_server *kweb_server_create(struct net *net,
 					    "cannot listen on the port");
 		return ERR_PTR(err);
 	}
-	srv->id = kweb_next_id++;
+	/* Its namespace's next: ids say nothing of other namespaces. */
+	srv->id = ++kweb_net(net)->last_id;
 	list_add_tail(&srv->node, &kweb_servers);
 	return srv;
 
