@@ -78,8 +78,15 @@ int kweb_etag_format(char *buf, s64 mtime, u64 size)
 	return n;
 }
 
-bool kweb_if_none_match(const char *v, size_t len, const char *etag,
-			size_t etag_len)
+/*
+ * Whether the field value v (trimmed) is "*" or a list of entity tags
+ * one of which matches etag: by strong comparison (both strong, the same
+ * opaque tag: If-Match) or by weak comparison (W/ ignored on both sides:
+ * If-None-Match), RFC 9110 8.8.3.2. A list with anything but entity tags
+ * in it matches nothing.
+ */
+static bool kweb_cd_list_match(const char *v, size_t len, const char *etag,
+			       size_t etag_len, bool strong)
 {
 	bool weak, match = false;
 	size_t i = 0, n;
@@ -88,9 +95,8 @@ bool kweb_if_none_match(const char *v, size_t len, const char *etag,
 	if (len == 1 && v[0] == '*')
 		return true;
 
-	/* Weak comparison: W/ is ignored on both sides (RFC 9110 8.8.3.2). */
 	n = kweb_cd_etag_len(etag, etag_len, &weak);
-	if (!n || n != etag_len)
+	if (!n || n != etag_len || (weak && strong))
 		return false;
 	if (weak) {
 		etag += 2;
@@ -106,7 +112,8 @@ bool kweb_if_none_match(const char *v, size_t len, const char *etag,
 		n = kweb_cd_etag_len(v + i, len - i, &weak);
 		if (!n)
 			return false;
-		if (kweb_cd_same(v + i + 2 * weak, n - 2 * weak, etag,
+		if (!(weak && strong) &&
+		    kweb_cd_same(v + i + 2 * weak, n - 2 * weak, etag,
 				 etag_len))
 			match = true;
 		i += n;
@@ -116,6 +123,18 @@ bool kweb_if_none_match(const char *v, size_t len, const char *etag,
 			return false;
 	}
 	return match;
+}
+
+bool kweb_if_none_match(const char *v, size_t len, const char *etag,
+			size_t etag_len)
+{
+	return kweb_cd_list_match(v, len, etag, etag_len, false);
+}
+
+bool kweb_if_match(const char *v, size_t len, const char *etag,
+		   size_t etag_len)
+{
+	return kweb_cd_list_match(v, len, etag, etag_len, true);
 }
 
 bool kweb_if_range(const char *v, size_t len, const char *etag,
@@ -146,4 +165,43 @@ bool kweb_not_modified_since(const char *v, size_t len, s64 mtime)
 
 	kweb_cd_trim(&v, &len);
 	return !kweb_http_date_parse(v, len, &t) && mtime <= t;
+}
+
+bool kweb_if_unmodified_since(const char *v, size_t len, s64 mtime)
+{
+	s64 t;
+
+	kweb_cd_trim(&v, &len);
+	/* Not a date (a list of them included): ignored, RFC 9110 13.1.4. */
+	return kweb_http_date_parse(v, len, &t) || mtime <= t;
+}
+
+u16 kweb_preconditions(const struct kweb_preconds *c, const char *etag,
+		       size_t etag_len, s64 mtime)
+{
+	const struct kweb_str *v;
+
+	/* Steps 1 and 2: If-Unmodified-Since only without If-Match. */
+	v = &c->if_match;
+	if (v->p) {
+		if (!kweb_if_match(v->p, v->len, etag, etag_len))
+			return 412;
+	} else if (c->if_unmodified_since.p &&
+		   !kweb_if_unmodified_since(c->if_unmodified_since.p,
+					     c->if_unmodified_since.len,
+					     mtime)) {
+		return 412;
+	}
+
+	/* Steps 3 and 4: present, even empty, If-None-Match overrides. */
+	v = &c->if_none_match;
+	if (v->p) {
+		if (kweb_if_none_match(v->p, v->len, etag, etag_len))
+			return 304;
+	} else if (c->if_modified_since.len &&
+		   kweb_not_modified_since(c->if_modified_since.p,
+					   c->if_modified_since.len, mtime)) {
+		return 304;
+	}
+	return 0;
 }

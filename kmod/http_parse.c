@@ -12,6 +12,7 @@
  * (Content-Length digits, Transfer-Encoding codings, ...) is checked as
  * soon as its line ends.
  */
+#include "http_host.h"
 #include "http_parse.h"
 #include "http_token.h"
 
@@ -94,33 +95,24 @@ static int kweb_hp_eol(const char *b, size_t end, size_t *i)
 }
 
 /*
- * Host is uri-host [ ":" port ]; accept the characters of reg-name,
- * IP-literal and port. Like nginx, also refuse "..", which no DNS name has
- * and which would be dangerous if the name ever reached a file path.
+ * An absolute-form target's authority is checked as Host is (RFC 9112
+ * 3.2.2): it wins over Host, so it must be no less valid. Other forms
+ * are left to the path's and the route's checks.
  */
-static bool kweb_hp_host_ok(struct kweb_str v)
+static bool kweb_hp_authority_ok(struct kweb_str t)
 {
-	u32 i;
+	size_t i, s;
 
-	for (i = 0; i < v.len; i++) {
-		unsigned char c = v.p[i];
-
-		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		    (c >= '0' && c <= '9'))
-			continue;
-		switch (c) {
-		case '.':
-			if (i && v.p[i - 1] == '.')
-				return false;
-			continue;
-		case '-': case '_': case '~': case '!': case '$': case '&':
-		case '\'': case '(': case ')': case '*': case '+': case ',':
-		case ';': case '=': case ':': case '%': case '[': case ']':
-			continue;
-		}
-		return false;
-	}
-	return true;
+	if (t.len >= 7 && kweb_http_ieq(t.p, 7, "http://"))
+		s = 7;
+	else if (t.len >= 8 && kweb_http_ieq(t.p, 8, "https://"))
+		s = 8;
+	else
+		return true;
+	for (i = s; i < t.len && t.p[i] != '/' && t.p[i] != '?' &&
+	     t.p[i] != '#'; i++)
+		;
+	return kweb_authority_ok(t.p + s, i - s);
 }
 
 /* 1*DIGIT into a u64; no sign, no spaces, no list. */
@@ -229,11 +221,14 @@ static int kweb_hp_transfer_encoding(struct kweb_hp *h, struct kweb_str v)
 }
 
 /*
- * Act on one field line. A repeated Range or If-Range is not an error, but
- * the slice then holds the name of the repeated field instead of a value,
- * which kweb_range_parse() and kweb_if_range() never accept, so the whole
- * file is sent; repeated If-None-Match, If-Modified-Since, Referer and
- * User-Agent keep the first.
+ * Act on one field line. A repeated Range, If-Range, If-Match or
+ * If-Unmodified-Since is not an error, but the slice then holds the name
+ * of the repeated field instead of a value, which kweb_range_parse(),
+ * kweb_if_range(), kweb_if_match() and kweb_if_unmodified_since() never
+ * accept: the whole file is sent, or 412 for If-Match (never a false
+ * success), and If-Unmodified-Since is ignored as a list of dates is
+ * (RFC 9110 13.1.4). Repeated If-None-Match, If-Modified-Since, Referer
+ * and User-Agent keep the first.
  */
 static int kweb_hp_field(struct kweb_hp *h, struct kweb_str name,
 			 struct kweb_str v)
@@ -243,7 +238,8 @@ static int kweb_hp_field(struct kweb_hp *h, struct kweb_str name,
 	size_t nl = name.len;
 
 	if (kweb_http_ieq(n, nl, "host")) {
-		if (req->host.p || !kweb_hp_host_ok(v))
+		/* Empty: RFC 9112 3.2 allows it without an authority. */
+		if (req->host.p || (v.len && !kweb_authority_ok(v.p, v.len)))
 			return 400;
 		req->host = v;
 	} else if (kweb_http_ieq(n, nl, "connection")) {
@@ -267,6 +263,11 @@ static int kweb_hp_field(struct kweb_hp *h, struct kweb_str name,
 	} else if (kweb_http_ieq(n, nl, "if-modified-since")) {
 		if (!req->if_modified_since.p)
 			req->if_modified_since = v;
+	} else if (kweb_http_ieq(n, nl, "if-match")) {
+		req->if_match = req->if_match.p ? name : v;
+	} else if (kweb_http_ieq(n, nl, "if-unmodified-since")) {
+		req->if_unmodified_since = req->if_unmodified_since.p ? name :
+					   v;
 	} else if (kweb_http_ieq(n, nl, "accept-encoding")) {
 		kweb_accept_encoding_add(&req->accept_enc, v.p, v.len);
 	} else if (kweb_http_ieq(n, nl, "referer")) {
@@ -338,6 +339,8 @@ static int kweb_hp_request_line(struct kweb_hp *h, size_t *pos)
 	if (b[i] != ' ' || i == s)
 		return 400;
 	req->target = kweb_hp_slice(b, s, i);
+	if (!kweb_hp_authority_ok(req->target))
+		return 400;
 
 	/* %s"HTTP" "/" DIGIT "." DIGIT, case-sensitive (RFC 9112 2.3) */
 	i++;
@@ -449,6 +452,17 @@ static int kweb_hp_head(struct kweb_hp *h)
 		req->keep_alive = false;
 	else if (h->conn_keep_alive)
 		req->keep_alive = true;
+	/*
+	 * Expect: 100-continue with content: answer, then close (RFC 9110
+	 * 10.1.1 lets a server send the final status instead of 100). Sending
+	 * 100 and then reading the content would still take the next bytes
+	 * as content when a proxy never sends it, which swallows the next
+	 * request (the 0.CL desync); closed, no byte after the head is ever
+	 * read as a request, whether the content comes or not. It is rare
+	 * (a GET with content), so a connection less costs nothing.
+	 */
+	if (req->expect_continue && req->content_length)
+		req->keep_alive = false;
 	return KWEB_HP_DONE;
 }
 
@@ -481,21 +495,29 @@ bool kweb_http_head_ready(const char *buf, size_t len,
 {
 	size_t i;
 
+	/*
+	 * One byte at a time, with where the last bytes left us in s, so
+	 * that a line end split across segments is seen all the same: a
+	 * blank line is a line end right after another (a CR between them
+	 * allowed). A CR followed by anything but LF is an error the parser
+	 * answers at once, so it is worth a parse too.
+	 */
 	for (i = s->pos; i < len && !s->ready; i++) {
-		if (buf[i] != '\n')
-			continue;
-		if (!s->line) {
+		char c = buf[i];
+
+		if (s->cr && c != '\n')
+			s->ready = true;
+		if (c == '\n') {
+			if (!s->line || s->bol)
+				s->ready = true;
 			s->line = true;
-			s->ready = true;
-		} else if (i + 1 < len && buf[i + 1] == '\n') {
-			s->ready = true;
-		} else if (i + 2 < len && buf[i + 1] == '\r' &&
-			   buf[i + 2] == '\n') {
-			s->ready = true;
-		} else if (i + 1 == len ||
-			   (i + 2 == len && buf[i + 1] == '\r')) {
-			/* Maybe a blank line: look again when more comes. */
-			break;
+			s->bol = true;
+			s->cr = false;
+		} else if (c == '\r') {
+			s->cr = true;
+		} else {
+			s->bol = false;
+			s->cr = false;
 		}
 	}
 	s->pos = i;

@@ -28,13 +28,16 @@ enum kweb_parse_result {
 /*
  * The slices point into the parsed buffer. A field that was not sent has
  * .p == NULL; one sent with an empty value has .p != NULL and .len == 0.
- * Values are trimmed of OWS. A repeated Range or If-Range is not an error:
- * the slice then holds the repeated field's name instead of a value, which
- * neither kweb_range_parse() nor kweb_if_range() accepts, so the request
- * gets the whole file. A repeated If-None-Match, If-Modified-Since,
- * Referer or User-Agent keeps the first. Host is checked against the characters of uri-host and port
- * (and "..", like nginx); a bad or repeated one is 400. HTTP/1.0 requests
- * never get upgrade or expect_continue (RFC 9110 7.8 and 10.1.1).
+ * Values are trimmed of OWS. A repeated Range, If-Range, If-Match or
+ * If-Unmodified-Since is not an error: the slice then holds the repeated
+ * field's name instead of a value, which none of their parsers accepts
+ * (see kweb_hp_field()). A repeated If-None-Match, If-Modified-Since,
+ * Referer or User-Agent keeps the first. Host, and the authority of an
+ * absolute-form target, must be valid (kweb_authority_ok(), the same
+ * check for both; an empty Host is allowed): else, or with two Host
+ * fields, 400. HTTP/1.0 requests never get upgrade or expect_continue
+ * (RFC 9110 7.8 and 10.1.1). keep_alive is false for Expect: 100-continue
+ * with content, which kweb answers without reading it, then closes.
  */
 struct kweb_request {
 	u32 head_len;		/* request line + fields + blank line */
@@ -56,6 +59,8 @@ struct kweb_request {
 	struct kweb_str if_range;
 	struct kweb_str if_none_match;
 	struct kweb_str if_modified_since;
+	struct kweb_str if_match;
+	struct kweb_str if_unmodified_since;
 	struct kweb_str referer;	/* for the access log only */
 	struct kweb_str user_agent;
 	struct kweb_accept_enc accept_enc;	/* every Accept-Encoding line */
@@ -82,13 +87,16 @@ enum kweb_parse_result kweb_http_parse(const char *buf, size_t len,
 struct kweb_head_scan {
 	u32 pos;		/* bytes looked at */
 	bool line;		/* a line has ended */
+	bool bol;		/* no byte but CR since the last line end */
+	bool cr;		/* the last byte looked at was a CR */
 	bool ready;		/* worth parsing; cleared by the caller */
 };
 
 /*
  * Whether the head arriving in buf[0..len) is worth parsing: its first
  * line has ended (so that its errors are answered early) or a blank line
- * has. Only bytes not looked at before are scanned, so a head that
+ * has, in whatever segments its bytes came, or a bare CR has (a 400 to
+ * answer). Only bytes not looked at before are scanned, so a head that
  * arrives a byte at a time costs linear, not quadratic, work; the parser
  * itself then runs about twice per head. Stays true until the caller
  * clears s->ready (after a parse found the head incomplete).

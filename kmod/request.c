@@ -324,24 +324,26 @@ static u16 kweb_errno_status(int err)
 	}
 }
 
-/* 304, 206 or 416 instead of 200, per the conditional fields and Range. */
+/*
+ * 412, 304, 206 or 416 instead of 200, per the conditional fields and
+ * Range, in RFC 9110 13.2.2's order.
+ */
 static u16 kweb_file_status(const struct kweb_request *req,
 			    const struct kweb_file *f, const char *etag,
 			    size_t etag_len, bool head, u64 *first, u64 *last)
 {
+	const struct kweb_preconds pc = {
+		.if_match = req->if_match,
+		.if_unmodified_since = req->if_unmodified_since,
+		.if_none_match = req->if_none_match,
+		.if_modified_since = req->if_modified_since,
+	};
 	const struct kweb_str *v;
+	u16 status;
 
-	/* Present, even empty, If-None-Match overrides If-Modified-Since. */
-	v = &req->if_none_match;
-	if (v->p) {
-		if (kweb_if_none_match(v->p, v->len, etag, etag_len))
-			return 304;
-	} else if (req->if_modified_since.len &&
-		   kweb_not_modified_since(req->if_modified_since.p,
-					   req->if_modified_since.len,
-					   f->mtime)) {
-		return 304;
-	}
+	status = kweb_preconditions(&pc, etag, etag_len, f->mtime);
+	if (status)
+		return status;
 
 	/* RFC 9110 14.2: GET is the only method with ranges. */
 	if (head || !req->range.len)
@@ -360,7 +362,7 @@ static u16 kweb_file_status(const struct kweb_request *req,
 	}
 }
 
-/* What a 200 (or 206, 304, 416) for a file says about it. */
+/* What a 200 (or 206, 304, 412, 416) for a file says about it. */
 struct kweb_meta {
 	loff_t size;
 	s64 mtime;
@@ -427,9 +429,9 @@ static void kweb_reply_body(struct kweb_conn *conn, struct kweb_reply *rp,
 	kweb_reply_init(rp, &h, status);
 	h.size = m->size;
 	h.vary = m->vary;
-	if (status == 416) {
+	if (status == 416 || status == 412) {
 		/* The body is an error page: none of the file's fields. */
-		h.unsatisfied_range = true;
+		h.unsatisfied_range = status == 416;
 		if (!kweb_reply_error_page(conn, rp, &h))
 			kweb_reply_send(conn, rp, &h, true);
 		return;
@@ -674,8 +676,11 @@ bool kweb_request_cached(struct kweb_conn *conn, struct kweb_request *req,
 	*why = kweb_request_route(conn, &t, path);
 	if (*why != KWEB_ROUTE_SERVE)
 		return false;
-	/* A 416 may need its page opened: the worker's. */
+	/* A 416 or 412 may need its page opened: the worker's. */
 	if (req->range.len && kweb_request_has_page(conn, 416))
+		return false;
+	if ((req->if_match.p || req->if_unmodified_since.p) &&
+	    kweb_request_has_page(conn, 412))
 		return false;
 	hlen = kweb_request_host(conn, req, &t, path);
 	if (hlen < 0)

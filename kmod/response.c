@@ -19,6 +19,7 @@ static const struct kweb_reason kweb_reasons[] = {
 	{ 403, "Forbidden" },
 	{ 404, "Not Found" },
 	{ 408, "Request Timeout" },
+	{ 412, "Precondition Failed" },
 	{ 414, "URI Too Long" },
 	{ 416, "Range Not Satisfiable" },
 	{ 431, "Request Header Fields Too Large" },

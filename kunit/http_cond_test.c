@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit suite for kmod/http_cond.c: the ETag format, If-None-Match (weak
- * comparison, lists, "*"), If-Range (strong comparison or exact date) and
- * If-Modified-Since.
+ * comparison, lists, "*"), If-Range (strong comparison or exact date),
+ * If-Modified-Since, If-Match (strong comparison), If-Unmodified-Since,
+ * and RFC 9110 13.2.2's order among them.
  */
 #include <kunit/test.h>
 
@@ -183,6 +184,135 @@ static void not_modified_since_test(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, NMS("If-Modified-Since", 0));
 }
 
+/* If-Match: strong comparison (RFC 9110 13.1.1). */
+static const struct inm_case im_cases[] = {
+	{ "*", true },
+	{ " * ", true },
+	{ ETAG, true },
+	{ "\"x\", " ETAG, true },
+	{ ETAG ", \"x\"", true },
+	{ ", ," ETAG ",,", true },
+	{ "W/\"x\", " ETAG, true },
+	{ "W/" ETAG, false },
+	{ "\"x\"", false },
+	{ "\"foo\"", false },
+	{ "\"5F3B2C1A-1A2B\"", false },
+	{ "5f3b2c1a-1a2b", false },
+	{ "junk, " ETAG, false },
+	{ ETAG " junk", false },
+	{ "*, " ETAG, false },
+	{ "If-Match", false },
+	{ "", false },
+	{ ",", false },
+};
+
+KUNIT_ARRAY_PARAM(im, im_cases, inm_desc);
+
+static void if_match_test(struct kunit *test)
+{
+	const struct inm_case *c = test->param_value;
+	size_t len = strlen(c->v);
+	char *v = kunit_kmalloc(test, len ? len : 1, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, v);
+	memcpy(v, c->v, len);
+	KUNIT_EXPECT_EQ_MSG(test, kweb_if_match(v, len, ETAG, strlen(ETAG)),
+			    c->match, "%s", c->v);
+}
+
+static void if_match_weak_etag_test(struct kunit *test)
+{
+	/* strong comparison: a weak tag of ours matches nothing but "*" */
+	KUNIT_EXPECT_FALSE(test, kweb_if_match("\"a\"", 3, "W/\"a\"", 5));
+	KUNIT_EXPECT_FALSE(test, kweb_if_match("W/\"a\"", 5, "W/\"a\"", 5));
+	KUNIT_EXPECT_TRUE(test, kweb_if_match("*", 1, "W/\"a\"", 5));
+	KUNIT_EXPECT_TRUE(test, kweb_if_match("\"a\"", 3, "\"a\"", 3));
+}
+
+/* If-Unmodified-Since for a string literal */
+#define IUS(lit, mtime) kweb_if_unmodified_since(lit, sizeof(lit) - 1, mtime)
+
+static void if_unmodified_since_test(struct kunit *test)
+{
+	KUNIT_EXPECT_TRUE(test, IUS(MTIME_DATE, MTIME));
+	KUNIT_EXPECT_TRUE(test, IUS(MTIME_DATE, MTIME - 1));
+	KUNIT_EXPECT_FALSE(test, IUS(MTIME_DATE, MTIME + 1));
+	KUNIT_EXPECT_FALSE(test, IUS(" " MTIME_DATE "\t", MTIME + 1));
+	KUNIT_EXPECT_FALSE(test, IUS("Tue Aug 18 01:17:14 2020", MTIME + 1));
+	/* not one valid date: ignored (RFC 9110 13.1.4), i.e. true */
+	KUNIT_EXPECT_TRUE(test, IUS("", MTIME + 1));
+	KUNIT_EXPECT_TRUE(test, IUS("garbage", MTIME + 1));
+	KUNIT_EXPECT_TRUE(test, IUS(MTIME_DATE ", " MTIME_DATE, MTIME + 1));
+	KUNIT_EXPECT_TRUE(test, IUS("If-Unmodified-Since", MTIME + 1));
+}
+
+/* RFC 9110 13.2.2's order: which field decides, and how. */
+struct pre_case {
+	const char *name;
+	const char *im, *ius, *inm, *ims;	/* NULL: not sent */
+	u16 status;
+};
+
+#define OLD "Tue, 18 Aug 2020 01:17:13 GMT"	/* a second before MTIME */
+
+static const struct pre_case pre_cases[] = {
+	{ "none", NULL, NULL, NULL, NULL, 0 },
+	{ "If-Match matches", ETAG, NULL, NULL, NULL, 0 },
+	{ "If-Match fails", "\"foo\"", NULL, NULL, NULL, 412 },
+	{ "If-Match *", "*", NULL, NULL, NULL, 0 },
+	{ "If-Match empty", "", NULL, NULL, NULL, 412 },
+	{ "If-Unmodified-Since holds", NULL, MTIME_DATE, NULL, NULL, 0 },
+	{ "If-Unmodified-Since fails", NULL, OLD, NULL, NULL, 412 },
+	{ "If-Unmodified-Since invalid: ignored", NULL, "x", NULL, NULL, 0 },
+	{ "If-Match wins over If-Unmodified-Since", ETAG, OLD, NULL, NULL, 0 },
+	{ "If-Match fails, If-Unmodified-Since holds", "\"x\"", MTIME_DATE,
+	  NULL, NULL, 412 },
+	{ "412 before 304", "\"x\"", NULL, ETAG, NULL, 412 },
+	{ "412 before 304 (dates)", NULL, OLD, NULL, MTIME_DATE, 412 },
+	{ "If-Match, then If-None-Match", ETAG, NULL, ETAG, NULL, 304 },
+	{ "If-Match, If-None-Match fails", ETAG, NULL, "\"x\"", NULL, 0 },
+	{ "If-Unmodified-Since, then If-Modified-Since", NULL, MTIME_DATE,
+	  NULL, MTIME_DATE, 304 },
+	{ "If-None-Match matches", NULL, NULL, ETAG, NULL, 304 },
+	{ "If-None-Match wins over If-Modified-Since", NULL, NULL, ETAG, OLD,
+	  304 },
+	{ "If-None-Match fails, If-Modified-Since ignored", NULL, NULL,
+	  "\"x\"", MTIME_DATE, 0 },
+	{ "empty If-None-Match: If-Modified-Since ignored", NULL, NULL, "",
+	  MTIME_DATE, 0 },
+	{ "If-Modified-Since", NULL, NULL, NULL, MTIME_DATE, 304 },
+	{ "If-Modified-Since older", NULL, NULL, NULL, OLD, 0 },
+};
+
+static void pre_desc(const struct pre_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s", c->name);
+}
+
+KUNIT_ARRAY_PARAM(pre, pre_cases, pre_desc);
+
+static struct kweb_str pre_str(const char *s)
+{
+	struct kweb_str v = { .p = s, .len = s ? strlen(s) : 0 };
+
+	return v;
+}
+
+static void preconditions_test(struct kunit *test)
+{
+	const struct pre_case *c = test->param_value;
+	const struct kweb_preconds pc = {
+		.if_match = pre_str(c->im),
+		.if_unmodified_since = pre_str(c->ius),
+		.if_none_match = pre_str(c->inm),
+		.if_modified_since = pre_str(c->ims),
+	};
+
+	KUNIT_EXPECT_EQ_MSG(test, kweb_preconditions(&pc, ETAG, strlen(ETAG),
+						     MTIME),
+			    c->status, "%s", c->name);
+}
+
 static struct kunit_case kweb_http_cond_cases[] = {
 	KUNIT_CASE(etag_format_test),
 	KUNIT_CASE_PARAM(if_none_match_test, inm_gen_params),
@@ -190,6 +320,10 @@ static struct kunit_case kweb_http_cond_cases[] = {
 	KUNIT_CASE_PARAM(if_range_test, if_range_gen_params),
 	KUNIT_CASE(if_range_weak_etag_test),
 	KUNIT_CASE(not_modified_since_test),
+	KUNIT_CASE_PARAM(if_match_test, im_gen_params),
+	KUNIT_CASE(if_match_weak_etag_test),
+	KUNIT_CASE(if_unmodified_since_test),
+	KUNIT_CASE_PARAM(preconditions_test, pre_gen_params),
 	{}
 };
 

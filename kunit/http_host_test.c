@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit suite for kmod/http_host.c: a Host to a virtual host's directory;
- * case, port and trailing dot, IPv6 literals, and every value that could
- * step out of the docroot or is not a host name.
+ * KUnit suite for kmod/http_host.c: what a valid authority is (RFC 3986
+ * 3.2.2), and a Host to a virtual host's directory; case, port and
+ * trailing dot, IPv6 literals, valid hosts that name no directory, and
+ * every value that could step out of the docroot or is not a host.
  */
 #include <kunit/test.h>
 
@@ -10,7 +11,7 @@
 
 struct host_case {
 	const char *v;
-	const char *dir;	/* NULL: -EINVAL */
+	const char *dir;	/* NULL: -EINVAL; "": the default's */
 };
 
 static const struct host_case host_cases[] = {
@@ -23,35 +24,80 @@ static const struct host_case host_cases[] = {
 	{ "www.example-1.co_uk", "www.example-1.co_uk" },
 	{ "localhost", "localhost" },
 	{ "192.0.2.1:80", "192.0.2.1" },
+	{ "999.0.2.1", "999.0.2.1" },	/* a reg-name, then */
 	{ "[::1]", "[::1]" },
 	{ "[2001:DB8::A]:443", "[2001:db8::a]" },
 	{ "[::ffff:192.0.2.1]", "[::ffff:192.0.2.1]" },
+	{ "[1:2:3:4:5:6:7:8]", "[1:2:3:4:5:6:7:8]" },
+	{ "[1:2:3:4:5:6:1.2.3.4]", "[1:2:3:4:5:6:1.2.3.4]" },
+	{ "[1::]", "[1::]" },
+	{ "[::]", "[::]" },
 	{ "", "" },
-	/* Out of the docroot, or not a name. */
-	{ ".", NULL },
+	/*
+	 * Valid (RFC 3986 3.2.2), but no directory name: the default's, as
+	 * nginx's default server takes a name no server_name has. Never
+	 * decoded: "%2e%2e" is not "..", "%41" not "a".
+	 */
+	{ ".", "" },
+	{ ".example.com", "" },
+	{ "a~b.test", "" },
+	{ "a!b.test", "" },
+	{ "a%41.test", "" },
+	{ "a%2fb", "" },
+	{ "%2e%2e", "" },
+	{ "a*b", "" },
+	{ "a$&'()*+,;=b", "" },
+	{ "[v1.x]", "" },
+	{ "[V1F.a:b!]:80", "" },
+	/* Invalid: 400. */
 	{ "..", NULL },
 	{ "..:80", NULL },
-	{ ".example.com", NULL },
 	{ "a..b", NULL },
 	{ "example.com..", NULL },
 	{ "a/b", NULL },
 	{ "a\\b", NULL },
-	{ "a%2fb", NULL },
 	{ "a b", NULL },
-	{ "a!b", NULL },
 	{ "user@host", NULL },
+	{ "a@b.test", NULL },
+	{ "a%zz", NULL },
+	{ "a%4", NULL },
+	{ "a%", NULL },
 	{ ":80", NULL },
+	{ ":", NULL },
 	{ "host:80x", NULL },
 	{ "host:-1", NULL },
 	{ "host:80:80", NULL },
+	{ "host:9000:80", NULL },
+	{ "a[b]", NULL },
+	{ "a]", NULL },
 	{ "[]", NULL },
 	{ "[::1", NULL },
+	{ "::1]", NULL },
 	{ "[::1]x", NULL },
+	{ "[::1]]", NULL },
 	{ "[::g]", NULL },
 	{ "[../]", NULL },
-	{ "[v1.x]", NULL },
 	{ "[2..1]", NULL },
+	{ "[ab..cd::1]", NULL },
 	{ "[1.2.3.4]", NULL },
+	{ "[1:2:3:4:5:6:7:8:9]", NULL },
+	{ "[1:2:3:4:5:6:7]", NULL },
+	{ "[1::2::3]", NULL },
+	{ "[:::]", NULL },
+	{ "[:1::]", NULL },
+	{ "[1:]", NULL },
+	{ "[12345::]", NULL },
+	{ "[::1.2.3]", NULL },
+	{ "[::1.2.3.256]", NULL },
+	{ "[::01.2.3.4]", NULL },
+	{ "[::1.2.3.4:5]", NULL },
+	{ "[1:2:3:4:5:6:7:1.2.3.4]", NULL },
+	{ "[fe80::1%25eth0]", NULL },
+	{ "[v.x]", NULL },
+	{ "[v1.]", NULL },
+	{ "[v1x]", NULL },
+	{ "[v1.a..b]", NULL },
+	{ "[v1.a/b]", NULL },
 };
 
 static void host_case_desc(const struct host_case *c, char *desc)
@@ -67,6 +113,10 @@ static void host_test(struct kunit *test)
 	char out[KWEB_HOST_MAX + 1];
 	int n = kweb_host_dir(c->v, strlen(c->v), out);
 
+	/* One validator: a host gets 400 exactly when it is not valid. */
+	if (*c->v)
+		KUNIT_EXPECT_EQ_MSG(test, kweb_authority_ok(c->v, strlen(c->v)),
+				    !!c->dir, "Host: %s", c->v);
 	if (!c->dir) {
 		KUNIT_EXPECT_EQ_MSG(test, n, -EINVAL, "Host: %s", c->v);
 		return;
@@ -86,6 +136,10 @@ static void host_bytes_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kweb_host_dir("a\tb", 3, out), -EINVAL);
 	KUNIT_EXPECT_EQ(test, kweb_host_dir("a\x7f", 2, out), -EINVAL);
 	KUNIT_EXPECT_EQ(test, kweb_host_dir("a\xc3\xa9", 3, out), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kweb_host_dir("a\x01", 2, out), -EINVAL);
+	KUNIT_EXPECT_FALSE(test, kweb_authority_ok("a\0b", 3));
+	KUNIT_EXPECT_FALSE(test, kweb_authority_ok("", 0));
+	KUNIT_EXPECT_TRUE(test, kweb_authority_ok("a:", 2));
 	KUNIT_EXPECT_EQ(test, kweb_host_dir("ab/", 2, out), 2);
 	KUNIT_EXPECT_STREQ(test, out, "ab");
 	memset(v, 'a', KWEB_HOST_MAX);
@@ -94,9 +148,10 @@ static void host_bytes_test(struct kunit *test)
 	v[KWEB_HOST_MAX] = '.';	/* the trailing dot does not count */
 	KUNIT_EXPECT_EQ(test, kweb_host_dir(v, KWEB_HOST_MAX + 1, out),
 			KWEB_HOST_MAX);
+	/* Valid, but longer than a DNS name: the default's. */
 	v[KWEB_HOST_MAX] = 'a';
-	KUNIT_EXPECT_EQ(test, kweb_host_dir(v, KWEB_HOST_MAX + 1, out),
-			-EINVAL);
+	KUNIT_EXPECT_EQ(test, kweb_host_dir(v, KWEB_HOST_MAX + 1, out), 0);
+	KUNIT_EXPECT_STREQ(test, out, "");
 }
 
 static struct kunit_case kweb_http_host_cases[] = {

@@ -115,6 +115,42 @@ static const struct parse_err_case parse_err_cases[] = {
 	E("Host with backslash", "GET / HTTP/1.1\r\nHost: a\\b\r\n\r\n", 400),
 	E("Host with dot-dot", "GET / HTTP/1.1\r\nHost: ..\r\n\r\n", 400),
 	E("Host with obs-text", "GET / HTTP/1.1\r\nHost: \xe9\r\n\r\n", 400),
+	E("Host with two ports", "GET / HTTP/1.1\r\nHost: a:9000:80\r\n\r\n",
+	  400),
+	E("Host with userinfo", "GET / HTTP/1.1\r\nHost: a@b.test\r\n\r\n",
+	  400),
+	E("Host [ without ]", "GET / HTTP/1.1\r\nHost: [::1\r\n\r\n", 400),
+	E("Host bad IPv6", "GET / HTTP/1.1\r\nHost: [ab..cd::1]\r\n\r\n",
+	  400),
+	E("Host bad escape", "GET / HTTP/1.1\r\nHost: a%zz\r\n\r\n", 400),
+	E("Host port only", "GET / HTTP/1.1\r\nHost: :80\r\n\r\n", 400),
+	/* absolute-form: its authority is checked as Host is */
+	E("absolute-form two ports",
+	  "GET http://host:9000:80/ HTTP/1.1\r\nHost: a\r\n\r\n", 400),
+	E("absolute-form bad IPv6",
+	  "GET http://[ab..cd::1]/ HTTP/1.1\r\nHost: a\r\n\r\n", 400),
+	E("absolute-form [ without ]",
+	  "GET http://[::1/x HTTP/1.1\r\nHost: a\r\n\r\n", 400),
+	E("absolute-form ] without [",
+	  "GET http://::1]/x HTTP/1.1\r\nHost: a\r\n\r\n", 400),
+	E("absolute-form userinfo",
+	  "GET http://u@a/ HTTP/1.1\r\nHost: a\r\n\r\n", 400),
+	E("absolute-form empty authority",
+	  "GET http:///x HTTP/1.1\r\nHost: a\r\n\r\n", 400),
+	E("absolute-form nothing after //",
+	  "GET http:// HTTP/1.1\r\nHost: a\r\n\r\n", 400),
+	E("absolute-form port only",
+	  "GET http://:80/ HTTP/1.1\r\nHost: a\r\n\r\n", 400),
+	E("absolute-form bad escape",
+	  "GET http://a%zz/ HTTP/1.1\r\nHost: a\r\n\r\n", 400),
+	E("absolute-form HTTPS, bad port",
+	  "GET HTTPS://a:b/ HTTP/1.1\r\nHost: a\r\n\r\n", 400),
+	E("absolute-form obs-text",
+	  "GET http://\xe9/ HTTP/1.1\r\nHost: a\r\n\r\n", 400),
+	E("absolute-form zone ID",
+	  "GET http://[fe80::1%25eth0]/ HTTP/1.1\r\nHost: a\r\n\r\n", 400),
+	E("absolute-form bad, in HTTP/1.0",
+	  "GET http://a..b/ HTTP/1.0\r\n\r\n", 400),
 	/* Content-Length */
 	E("CL negative", H11 CL "-1\r\n\r\n", 400),
 	E("CL plus sign", H11 CL "+1\r\n\r\n", 400),
@@ -212,6 +248,30 @@ static const struct parse_ok_case parse_ok_cases[] = {
 	  true),
 	K("asterisk-form", "OPTIONS * HTTP/1.1\r\nHost: a\r\n\r\n", 0, true),
 	K("empty Host", "GET / HTTP/1.1\r\nHost:\r\n\r\n", 0, true),
+	K("Host unreserved and sub-delims",
+	  "GET / HTTP/1.1\r\nHost: a~b!$&'()*+,;=_-.test:80\r\n\r\n", 0, true),
+	K("Host pct-encoded", "GET / HTTP/1.1\r\nHost: a%41.test\r\n\r\n", 0,
+	  true),
+	K("Host IPvFuture", "GET / HTTP/1.1\r\nHost: [v1.x]\r\n\r\n", 0,
+	  true),
+	K("absolute-form sub-delims and port",
+	  "GET http://a~b.test:80/x?y HTTP/1.1\r\nHost: a\r\n\r\n", 0, true),
+	K("absolute-form without path",
+	  "GET http://a HTTP/1.1\r\nHost: a\r\n\r\n", 0, true),
+	K("absolute-form query after authority",
+	  "GET https://[::1]:8?b HTTP/1.1\r\nHost: a\r\n\r\n", 0, true),
+	K("other schemes are the path's to refuse",
+	  "GET ftp://a:b:c/ HTTP/1.1\r\nHost: a\r\n\r\n", 0, true),
+	/* answered without reading the content, then closed */
+	K("Expect: 100-continue with content closes",
+	  H11 "Expect: 100-continue\r\n" CL "5\r\n\r\n", 0, false),
+	K("Expect: 100-continue, content of 0",
+	  H11 "Expect: 100-continue\r\n" CL "0\r\n\r\n", 0, true),
+	K("Expect: 100-continue, no content",
+	  H11 "Expect: 100-continue\r\n\r\n", 0, true),
+	K("Expect: 100-continue ignored in 1.0",
+	  "GET / HTTP/1.0\r\nConnection: keep-alive\r\n"
+	  "Expect: 100-continue\r\n" CL "5\r\n\r\n", 0, true),
 	K("Host IP literal", "GET / HTTP/1.1\r\nHost: [::1]:8080\r\n\r\n", 0,
 	  true),
 	K("Host reg-name chars",
@@ -349,6 +409,8 @@ static void parse_fields_test(struct kunit *test)
 		"If-Range: \"abc\"\r\n"
 		"If-None-Match: W/\"x\", \"y\"\r\n"
 		"If-Modified-Since: Sun, 06 Nov 1994 08:49:37 GMT\r\n"
+		"if-match: \"m\" \r\n"
+		"If-Unmodified-Since: Sun, 06 Nov 1994 08:49:38 GMT\r\n"
 		"Upgrade: h2c\r\n"
 		"Expect: 100-Continue\r\n"
 		"Content-Length: 007\r\n"
@@ -369,8 +431,12 @@ static void parse_fields_test(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, slice_is(req.if_none_match, "W/\"x\", \"y\""));
 	KUNIT_EXPECT_TRUE(test, slice_is(req.if_modified_since,
 					 "Sun, 06 Nov 1994 08:49:37 GMT"));
+	KUNIT_EXPECT_TRUE(test, slice_is(req.if_match, "\"m\""));
+	KUNIT_EXPECT_TRUE(test, slice_is(req.if_unmodified_since,
+					 "Sun, 06 Nov 1994 08:49:38 GMT"));
 	KUNIT_EXPECT_TRUE(test, req.upgrade);
 	KUNIT_EXPECT_TRUE(test, req.expect_continue);
+	KUNIT_EXPECT_FALSE(test, req.keep_alive);
 	KUNIT_EXPECT_TRUE(test, slice_is(req.referer, "http://example.com/a?b"));
 	KUNIT_EXPECT_TRUE(test, slice_is(req.user_agent, "curl/7.88.1"));
 	KUNIT_EXPECT_TRUE(test, req.has_content_length);
@@ -395,6 +461,8 @@ static void parse_absent_fields_test(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, req.if_range.p);
 	KUNIT_EXPECT_NULL(test, req.if_none_match.p);
 	KUNIT_EXPECT_NULL(test, req.if_modified_since.p);
+	KUNIT_EXPECT_NULL(test, req.if_match.p);
+	KUNIT_EXPECT_NULL(test, req.if_unmodified_since.p);
 	KUNIT_EXPECT_NULL(test, req.referer.p);
 	KUNIT_EXPECT_NULL(test, req.user_agent.p);
 	KUNIT_EXPECT_FALSE(test, req.upgrade);
@@ -496,6 +564,9 @@ static void parse_dup_fields_test(struct kunit *test)
 				    "If-Modified-Since: two\r\n"
 				    "Referer: /r1\r\nReferer: /r2\r\n"
 				    "User-Agent: u1\r\nUser-Agent: u2\r\n"
+				    "If-Match: \"1\"\r\nIf-match: \"2\"\r\n"
+				    "If-Unmodified-Since: one\r\n"
+				    "if-unmodified-since: two\r\n"
 				    "\r\n", MAX_HEAD, &req), KWEB_PARSE_OK);
 	/* repeated Range and If-Range hold the repeated field's name */
 	KUNIT_EXPECT_TRUE(test, slice_is(req.range, "range"));
@@ -504,6 +575,10 @@ static void parse_dup_fields_test(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, slice_is(req.if_modified_since, "one"));
 	KUNIT_EXPECT_TRUE(test, slice_is(req.referer, "/r1"));
 	KUNIT_EXPECT_TRUE(test, slice_is(req.user_agent, "u1"));
+	/* so do If-Match (412) and If-Unmodified-Since (ignored) */
+	KUNIT_EXPECT_TRUE(test, slice_is(req.if_match, "If-match"));
+	KUNIT_EXPECT_TRUE(test, slice_is(req.if_unmodified_since,
+					 "if-unmodified-since"));
 
 	/* and a third one changes nothing */
 	KUNIT_ASSERT_EQ(test, PARSE(test, H11
@@ -686,6 +761,141 @@ static void head_ready_linear_test(struct kunit *test)
 	}
 }
 
+/*
+ * Heads that arrive in pieces: each must get the answer it gets whole,
+ * wherever it is split (issue 33: a blank line in a segment of its own
+ * after the request line was never parsed).
+ */
+struct split_case {
+	const char *name;
+	const char *in;
+	size_t len;
+	size_t max;
+};
+
+#define SP(name, lit, max) { name, lit, sizeof(lit) - 1, max }
+
+static const struct split_case split_cases[] = {
+	SP("HTTP/1.0, no field", "GET /small.txt HTTP/1.0\r\n\r\n", MAX_HEAD),
+	SP("HTTP/1.1 without Host: 400", "GET /small.txt HTTP/1.1\r\n\r\n",
+	   MAX_HEAD),
+	SP("fields", H11 "Range: bytes=0-1\r\nIf-None-Match: \"x\"\r\n\r\n",
+	   MAX_HEAD),
+	SP("bare LF", "GET / HTTP/1.1\nHost: a\nX: y\n\n", MAX_HEAD),
+	SP("LF then CRLF", "GET / HTTP/1.0\n\r\n", MAX_HEAD),
+	SP("leading empty lines", "\r\n\nGET / HTTP/1.0\r\n\r\n", MAX_HEAD),
+	SP("pipelined", H11 "\r\nGET /b HTTP/1.1\r\nHost: a\r\n\r\n", MAX_HEAD),
+	SP("Content-Length and a body", H11 CL "3\r\n\r\nabc", MAX_HEAD),
+	SP("a line without a colon: 400", H11 "Bad\r\n\r\n", MAX_HEAD),
+	SP("bare CR in the blank line: 400", "GET / HTTP/1.0\r\n\r\r\n",
+	   MAX_HEAD),
+	SP("bare CR in a field: 400", H11 "X: a\rb\r\n\r\n", MAX_HEAD),
+	SP("bad method byte: 400", "G(T / HTTP/1.1\r\nHost: a\r\n\r\n",
+	   MAX_HEAD),
+	SP("HTTP/2 preface", "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", MAX_HEAD),
+	SP("HTTP/3.0: 505", "GET / HTTP/3.0\r\nHost: a\r\n\r\n", MAX_HEAD),
+	SP("head over max: 431", H11 "X: 0123456789abcdef\r\n\r\n", 32),
+	SP("request line over max: 414",
+	   "GET /0123456789abcdef0123456789 HTTP/1.1\r\nHost: a\r\n\r\n", 24),
+};
+
+static void split_desc(const struct split_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s", c->name);
+}
+
+KUNIT_ARRAY_PARAM(split, split_cases, split_desc);
+
+struct split_out {
+	enum kweb_parse_result res;
+	u16 status;
+	u32 head_len;
+};
+
+/*
+ * What kweb_conn_read() makes of buf arriving in segments that end at
+ * ends[0..n): a parse whenever the scanner says so (or max is reached),
+ * its ready cleared when the head is still incomplete.
+ */
+static void split_feed(const char *buf, size_t max, const size_t *ends,
+		       unsigned int n, struct split_out *o)
+{
+	struct kweb_head_scan s = {};
+	struct kweb_request req;
+	unsigned int k;
+
+	memset(o, 0, sizeof(*o));
+	o->res = KWEB_PARSE_INCOMPLETE;
+	for (k = 0; k < n; k++) {
+		if (!kweb_http_head_ready(buf, ends[k], &s) && ends[k] < max)
+			continue;
+		o->res = kweb_http_parse(buf, ends[k], max, &req);
+		if (o->res != KWEB_PARSE_INCOMPLETE) {
+			o->status = o->res == KWEB_PARSE_ERROR ? req.status : 0;
+			o->head_len = o->res == KWEB_PARSE_OK ? req.head_len : 0;
+			return;
+		}
+		s.ready = false;
+	}
+}
+
+static void split_expect(struct kunit *test, const struct split_out *want,
+			 const size_t *ends, unsigned int n, const char *buf,
+			 size_t max, const char *how)
+{
+	struct split_out got;
+
+	split_feed(buf, max, ends, n, &got);
+	KUNIT_EXPECT_EQ_MSG(test, got.res, want->res, "%s at %zu", how,
+			    ends[0]);
+	KUNIT_EXPECT_EQ_MSG(test, got.status, want->status, "%s at %zu", how,
+			    ends[0]);
+	KUNIT_EXPECT_EQ_MSG(test, got.head_len, want->head_len, "%s at %zu",
+			    how, ends[0]);
+}
+
+static void split_test(struct kunit *test)
+{
+	const struct split_case *c = test->param_value;
+	char *buf = dup_exact(test, c->in, c->len);
+	size_t *ends = kunit_kmalloc(test, (c->len + 1) * sizeof(*ends),
+				     GFP_KERNEL);
+	struct split_out want;
+	unsigned int n;
+	size_t i, j;
+
+	KUNIT_ASSERT_NOT_NULL(test, ends);
+	/* Whole: the answer every split must give. */
+	ends[0] = c->len;
+	split_feed(buf, c->max, ends, 1, &want);
+	KUNIT_ASSERT_NE(test, want.res, KWEB_PARSE_INCOMPLETE);
+
+	/* One byte at a time. */
+	for (i = 0; i < c->len; i++)
+		ends[i] = i + 1;
+	split_expect(test, &want, ends, c->len, buf, c->max, "bytewise");
+
+	/* A segment per line, and a segment per line end's LF. */
+	for (n = 0, i = 0; i < c->len; i++)
+		if (c->in[i] == '\n' || i + 1 == c->len)
+			ends[n++] = i + 1;
+	split_expect(test, &want, ends, n, buf, c->max, "per line");
+	for (n = 0, i = 0; i < c->len; i++)
+		if (c->in[i] == '\n' && i)
+			ends[n++] = i;
+	ends[n++] = c->len;
+	split_expect(test, &want, ends, n, buf, c->max, "before each LF");
+
+	/* Every one and every two split points: three segments at most. */
+	for (i = 1; i < c->len; i++) {
+		for (j = i; j < c->len; j++) {
+			size_t e[3] = { i, j, c->len };
+
+			split_expect(test, &want, e, 3, buf, c->max, "split");
+		}
+	}
+}
+
 static struct kunit_case kweb_http_parse_cases[] = {
 	KUNIT_CASE_PARAM(parse_err_test, parse_err_gen_params),
 	KUNIT_CASE_PARAM(parse_ok_test, parse_ok_gen_params),
@@ -703,6 +913,7 @@ static struct kunit_case kweb_http_parse_cases[] = {
 	KUNIT_CASE(parse_field_count_test),
 	KUNIT_CASE(head_ready_test),
 	KUNIT_CASE(head_ready_linear_test),
+	KUNIT_CASE_PARAM(split_test, split_gen_params),
 	{}
 };
 

@@ -25,8 +25,10 @@ nginx's older reason for 416): the reference's is read as kweb's. Python 3.9+ st
 """
 
 import email.utils
+import ipaddress
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -97,25 +99,96 @@ def known_416(k, n, names):
     return done & names, "; ".join(why) or None
 
 
-def known_host(host, k, n):
+# RFC 3986 3.2.2, written apart from kweb's C: host [ ":" port ].
+_UNRES_SUB = r"[A-Za-z0-9._~!$&'()*+,;=-]"
+REG_NAME_RE = re.compile(r"(?:%s|%%[0-9A-Fa-f]{2})+" % _UNRES_SUB)
+IPVFUTURE_RE = re.compile(r"[vV][0-9A-Fa-f]+\.(?:%s|:)+" % _UNRES_SUB)
+
+
+def authority_ok(a):
+    """Is a a valid authority without userinfo (and, as nginx and kweb
+    have it, without ".." and not empty)?"""
+    if a.startswith("["):
+        end = a.find("]")
+        if end < 0:
+            return False
+        lit, rest = a[1:end], a[end + 1:]
+        try:
+            ok = isinstance(ipaddress.ip_address(lit), ipaddress.IPv6Address) \
+                and "%" not in lit
+        except ValueError:
+            ok = bool(IPVFUTURE_RE.fullmatch(lit))
+        if not ok or ".." in lit:
+            return False
+    else:
+        host, _, rest = a.partition(":")
+        rest = ":" + rest if _ else ""
+        if not REG_NAME_RE.fullmatch(host) or ".." in host:
+            return False
+    return rest == "" or re.fullmatch(r":[0-9]*", rest) is not None
+
+
+def absolute_authority(target):
+    m = re.match(r"(?i)https?://([^/?#]*)", target)
+    return m.group(1) if m else None
+
+
+def known_host(host, k, n, target="/"):
     """Why kweb with vhosts may answer host otherwise than nginx with
     server_names, as docs/behaviour.md says; None if it may not."""
+    auth = absolute_authority(target)
+    if auth is not None and k.code != 400 and n.code == 400 and \
+            authority_ok(auth) and not re.fullmatch(r"[A-Za-z0-9.-]*(:.*)?",
+                                                    auth):
+        return "absolute-form: nginx takes only letters, digits, '.' and " \
+            "'-' in a name (and 400s the rest), kweb all of RFC 3986's " \
+            "reg-name (unreserved, pct-encoded, sub-delims)"
+    if auth is not None:
+        return None
     if host == "" and n.code == 400 and k.code != 400:
         return "an empty Host: the default host for kweb (RFC 9112 3.2 " \
             "allows it for a target without authority), 400 from nginx"
-    if host is not None and k.code == 400 and n.code != 400:
-        rest = host.split("]", 1)[-1] if host.startswith("[") else host
-        port = rest.split(":", 1)[1] if ":" in rest else None
-        if "\\" in host or host.startswith(".") or \
-                (port is not None and not port.isdigit()):
-            return "not a host name (a backslash, a leading dot, a port " \
-                "that is not digits): 400 from kweb, nginx takes it"
+    if host is not None and k.code == 400 and n.code != 400 and \
+            not authority_ok(host):
+        return "not a valid authority (RFC 3986 3.2.2: userinfo, a port " \
+            "that is not digits, a backslash, a broken IP literal or " \
+            "escape, a non-ASCII byte): 400 from kweb as RFC 9112 3.2 " \
+            "wants, nginx takes it"
+    return None
+
+
+def known_cond(fields, k, n):
+    """Where kweb's conditionals follow RFC 9110 13.1 and nginx 1.22's
+    do not (docs/behaviour.md); None elsewhere."""
+    val = {}
+    for f in fields:
+        name, _, v = f.partition(":")
+        val.setdefault(name.strip().lower(), v.strip())
+    ius = val.get("if-unmodified-since")
+    if ius is not None and n.code == 412 and k.code in (200, 206, 304):
+        if "if-match" in val:
+            return "If-Unmodified-Since beside If-Match: ignored by kweb " \
+                "(RFC 9110 13.1.4), evaluated by nginx"
+        try:
+            ok = email.utils.parsedate_to_datetime(ius) is not None
+        except (TypeError, ValueError, IndexError):
+            ok = False
+        if not ok:
+            return "an If-Unmodified-Since that is not a date: ignored " \
+                "by kweb (RFC 9110 13.1.4), 412 from nginx"
+    if "if-none-match" in val and "if-modified-since" in val and \
+            k.code == 304 and n.code == 200:
+        return "If-Modified-Since beside a matching If-None-Match: " \
+            "ignored by kweb (RFC 9110 13.1.3, 304), nginx wants both"
     return None
 
 
 def known(target, method, fields, k, n, names):
     """Why kweb's answer k may differ from nginx's n in names (a set),
     as docs/behaviour.md says; None if it may not."""
+    why = known_cond(fields, k, n)
+    if why:
+        return why
     done, why = known_416(k, n, names)
     if why:
         names = names - done
@@ -153,9 +226,10 @@ def known(target, method, fields, k, n, names):
 
 
 def fetch(addr, target, method="GET", fields=(), host_field=True,
-          version="1.1"):
+          version="1.1", body=b""):
     """host_field: True for "Host: ADDR:PORT", None for none, else the
-    value to send."""
+    value to send. The final response (nginx sends 100 Continue first to
+    Expect: 100-continue, kweb does not)."""
     host, port = addr
     conn = Connection(host, port, time.monotonic() + CFG.timeout)
     try:
@@ -165,8 +239,9 @@ def fetch(addr, target, method="GET", fields=(), host_field=True,
         elif host_field is not None:
             head.append("Host: " + host_field)
         head += list(fields)
-        return conn.request(("\r\n".join(head) + "\r\n\r\n").encode("latin-1"),
-                            method)
+        conn.send(("\r\n".join(head) + "\r\n\r\n").encode("latin-1") +
+                  body)
+        return conn.read_final(method)
     finally:
         conn.close()
 
@@ -263,7 +338,7 @@ class Differ:
             self.same += 1
             return k
         if "host_field" in kw:
-            why = known_host(kw["host_field"], k, n)
+            why = known_host(kw["host_field"], k, n, target)
         else:
             why = known(target, method, fields, k, n, set(diffs))
         if why:
@@ -363,6 +438,96 @@ def t_vhosts():
         d.one("http://nope.example" + target, "GET", (), pair=pair,
               host_field="a.example")
     d.report(150)
+
+
+@TESTS.test("conditionals: If-Match and If-Unmodified-Since (412) in RFC "
+            "9110 13.2.2's order with If-None-Match, If-Modified-Since "
+            "and Range")
+def t_preconditions():
+    d = Differ()
+    for target in ("/small.txt", "/a.html", "/pre/app.js", "/pre/dir/",
+                   "/pre/only-br.svg", "/no-such-file"):
+        for ae in (None, "gzip, br"):
+            aef = [] if ae is None else ["Accept-Encoding: " + ae]
+            first = d.one(target, "GET", aef)
+            etag = first.get("ETag") or '"x"'
+            lm = first.get("Last-Modified") or "Thu, 01 Jan 1970 00:00:00 GMT"
+            ts = email.utils.parsedate_to_datetime(lm).timestamp()
+            old = email.utils.formatdate(ts - 86400, usegmt=True)
+            for more in (["If-Match: " + etag], ['If-Match: "other"'],
+                         ["If-Match: W/" + etag], ["If-Match: *"],
+                         ['If-Match: "x", ' + etag], ["If-Match:"],
+                         ["If-Unmodified-Since: " + lm],
+                         ["If-Unmodified-Since: " + old],
+                         ["If-Unmodified-Since: garbage"],
+                         ['If-Match: "other"', "If-None-Match: " + etag],
+                         ["If-Match: " + etag, "If-None-Match: " + etag],
+                         ["If-Match: " + etag, "If-Unmodified-Since: " + old],
+                         ["If-Unmodified-Since: " + old,
+                          "If-Modified-Since: " + lm],
+                         ["If-Unmodified-Since: " + lm,
+                          "If-None-Match: " + etag],
+                         ["If-None-Match: " + etag,
+                          "If-Modified-Since: " + old],
+                         ['If-Match: "other"', "Range: bytes=0-3"],
+                         ["If-Match: " + etag, "Range: bytes=0-3"],
+                         ["If-Unmodified-Since: " + old, "Range: bytes=0-3",
+                          "If-Range: " + etag]):
+                d.one(target, "GET", aef + more)
+            d.one(target, "HEAD", aef + ['If-Match: "other"'])
+            d.one(target, "HEAD", aef + ["If-Unmodified-Since: " + old])
+    d.report(200)
+
+
+# Authorities: (absolute-form target's, Host field's) values tried.
+AUTHORITIES = [
+    "localhost", "LOCALHOST.", "127.0.0.1:", "[::1]:80", "[v1.x]",
+    "[::ffff:1.2.3.4]", "a.", ".a", "a~b.test", "a!b.test", "a%41.test",
+    "a_b", "a*b", "a$&'()+,;=b", "host:9000:80", "[ab..cd::1]", "[::1",
+    "::1]", "[::1]x", "[::1]]", "a[b]", "a..b", "a%zz", ":80", "",
+    "[fe80::1%25eth0]", "a:b", "a@b.test", "a\x01b", "a\x7fb", "a\x80b",
+    "a\\b", "a/b"]
+
+
+@TESTS.test("authorities: absolute-form targets and Host fields, one "
+            "validator (RFC 3986 3.2.2)")
+def t_authorities():
+    d = Differ()
+    for a in AUTHORITIES:
+        if "/" not in a:
+            d.one("http://%s/small.txt" % a, "GET", (), host_field="x")
+        if a != "":
+            d.one("/small.txt", "GET", (), host_field=a)
+    # Both present: the target's authority wins, but a bad Host is 400.
+    d.one("http://a/small.txt", "GET", (), host_field="a/b")
+    d.one("http://a:b/small.txt", "GET", (), host_field="a")
+    d.one("http://a/small.txt", "GET", (), host_field=None, version="1.0")
+    d.one("http://a/small.txt", "GET", (), host_field=None)
+    if CFG.vhosts:
+        pair = (CFG.kweb_vhosts, CFG.nginx_vhosts)
+        for a in ("a~b.test", "b.example", ".b.example", "b%2eexample",
+                  "B.EXAMPLE.:80", "[::1]", "a@b.example"):
+            for target in ("/", "/only-a.txt"):
+                d.one(target, "GET", (), pair=pair, host_field=a)
+                d.one("http://%s%s" % (a, target), "GET", (), pair=pair,
+                      host_field="a.example")
+    d.report(60)
+
+
+@TESTS.test("Expect: 100-continue on a GET with a body: the same final "
+            "response (nginx sends 100 Continue first, kweb closes)")
+def t_expect():
+    d = Differ()
+    for target in ("/small.txt", "/no-such-file", "/pre/app.js"):
+        for fields, body in ((["Expect: 100-continue", "Content-Length: 5"],
+                              b"hello"),
+                             (["Expect: 100-continue", "Content-Length: 5"],
+                              b""),
+                             (["Expect: 100-continue", "Content-Length: 0"],
+                              b""),
+                             (["Expect: 100-Continue"], b"")):
+            d.one(target, "GET", fields, body=body)
+    d.report(12)
 
 
 def main():

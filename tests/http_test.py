@@ -40,7 +40,8 @@ from httplib_raw import (Connection, NoResponse, ProtocolError,  # noqa: E402
 REASONS = {
     200: "OK", 206: "Partial Content", 301: "Moved Permanently",
     304: "Not Modified", 400: "Bad Request", 403: "Forbidden",
-    404: "Not Found", 414: "URI Too Long", 416: "Range Not Satisfiable",
+    404: "Not Found", 412: "Precondition Failed", 414: "URI Too Long",
+    416: "Range Not Satisfiable",
     431: "Request Header Fields Too Large", 500: "Internal Server Error",
     501: "Not Implemented", 502: "Bad Gateway", 503: "Service Unavailable",
     505: "HTTP Version Not Supported",
@@ -684,6 +685,54 @@ add("GET with a Content-Length body arriving 0.2 s after its head", t_body, 0)
 add("GET with a Content-Length body split in two + pipelined GET", t_body, 4)
 
 
+def t_expect(ctx, then, length=5):
+    """Expect: 100-continue on a GET with content (issue 33): answered at
+    once and closed, never a 100, so that no byte after the head is read
+    as a request whatever comes next. then: what the client sends after
+    the response: "body" (the content, then a request), "request" (no
+    content: a proxy that never sends it), or "nothing"."""
+    conn = ctx.connect()
+    conn.send(req("/a.txt", headers=["Expect: 100-continue",
+                                    "Content-Length: %d" % length]))
+    resp = conn.read_response()
+    check_file(ctx, resp, F("a.txt"))
+    if not length:
+        check_conn(ctx, conn, resp, "open")
+        return
+    ctx.field(resp, "Connection", "close")
+    nxt = req("/small.txt")
+    if then == "body":
+        conn.send(b"x" * length + nxt)
+    elif then == "request":
+        conn.send(nxt)
+    # Nothing more: not the next request, nor a 400 for its remains.
+    probe_closed(ctx, conn)
+
+
+add("Expect: 100-continue + 5-byte body sent after the response: 200, "
+    "Connection: close, EOF", t_expect, "body")
+add("Expect: 100-continue, body never sent, next request: 200, "
+    "Connection: close, EOF, next request never read", t_expect, "request")
+add("Expect: 100-continue, nothing more sent: 200, Connection: close, EOF",
+    t_expect, "nothing")
+add("Expect: 100-continue with Content-Length: 0: 200, stays open",
+    t_expect, "request", 0)
+
+
+def t_host_ok(ctx, host):
+    """A valid Host (RFC 3986 3.2.2) is served, as nginx serves it."""
+    conn = ctx.connect()
+    resp = conn.request(("GET /small.txt HTTP/1.1\r\nHost: %s\r\n\r\n" %
+                         host).encode("latin-1"))
+    check_file(ctx, resp, F("small.txt"))
+    check_conn(ctx, conn, resp, "open")
+
+
+for _host in ("a~b.test", "a!b.test", "a%41.test", "a$&'()*+,;=b:80",
+              "[v1.x]", "[::ffff:192.0.2.1]:8080", "example.com.:"):
+    add("Host %s (valid): 200" % _host, t_host_ok, _host)
+
+
 def t_split(ctx, parts, delay):
     """parts() gives the request in pieces, each sent in its own segment."""
     conn = ctx.connect()
@@ -721,6 +770,61 @@ for _name, _parts, _delay in SPLITS:
     add(_name, t_split, _parts, _delay)
 
 
+# Issue 33: the blank line in a segment of its own right after the
+# request line was never parsed. Each head is sent a byte at a time, a
+# line per segment, and cut in two at each line boundary.
+SPLIT_HEADS = [
+    # name, head ("{H}", "{HLF}": a Host field line, CRLF or LF), expected
+    # code, connection
+    ("HTTP/1.0 without fields", "GET /small.txt HTTP/1.0\r\n\r\n", 200, "close"),
+    ("HTTP/1.1 without Host (400)", "GET /small.txt HTTP/1.1\r\n\r\n", 400,
+     "close"),
+    ("HTTP/1.1", "GET /small.txt HTTP/1.1\r\n{H}\r\n", 200, "open"),
+    ("HTTP/1.1, bare LF", "GET /small.txt HTTP/1.1\n{HLF}\n", 200, "open"),
+]
+
+
+def _lines(head):
+    """head cut after each LF: its lines, each ending in its LF."""
+    out, at = [], 0
+    while at < len(head):
+        end = head.index(b"\n", at) + 1
+        out.append(head[at:end])
+        at = end
+    return out
+
+
+def t_split_head(ctx, head, code, mode, how):
+    raw = head.replace("{H}", "Host: %s\r\n" % host_field()).replace(
+        "{HLF}", "Host: %s\n" % host_field()).encode("latin-1")
+    lines = _lines(raw)
+    if how == "bytes":
+        parts, delay = [raw[i:i + 1] for i in range(len(raw))], 0.005
+    elif how == "lines":
+        parts, delay = lines, 0.2
+    else:
+        cut = len(b"".join(lines[:how]))
+        parts, delay = [raw[:cut], raw[cut:]], 0.2
+    conn = ctx.connect()
+    conn.send_parts(parts, delay)
+    resp = conn.read_response()
+    if code == 200:
+        check_file(ctx, resp, F("small.txt"))
+    else:
+        check_error(ctx, resp, code)
+    check_conn(ctx, conn, resp, mode)
+
+
+for _name, _head, _code, _mode in SPLIT_HEADS:
+    add("split head %s: one byte per segment -> %d" % (_name, _code),
+        t_split_head, _head, _code, _mode, "bytes")
+    add("split head %s: one line per segment -> %d" % (_name, _code),
+        t_split_head, _head, _code, _mode, "lines")
+    for _k in range(1, _head.count("\n")):
+        add("split head %s: cut after line %d -> %d" % (_name, _k, _code),
+            t_split_head, _head, _code, _mode, _k)
+
+
 # -- conditionals ------------------------------------------------------------
 
 COND_REL = "a.css"
@@ -749,6 +853,36 @@ CONDITIONALS = [
     ("HEAD If-None-Match", "HEAD", lambda f: ["If-None-Match: " + f.etag], 304),
     ("HEAD If-Modified-Since = Last-Modified", "HEAD",
      lambda f: ["If-Modified-Since: " + f.last_modified], 304),
+    # RFC 9110 13.1.1 and 13.1.4, in 13.2.2's order (issue 33)
+    ("If-Match: another ETag", "GET", lambda f: ['If-Match: "foo"'], 412),
+    ("If-Match: the ETag", "GET", lambda f: ["If-Match: " + f.etag], 200),
+    ("If-Match: list, match 2nd", "GET",
+     lambda f: ['If-Match: "x", %s' % f.etag], 200),
+    ("If-Match: weak form (strong comparison)", "GET",
+     lambda f: ["If-Match: W/" + f.etag], 412),
+    ("If-Match: *", "GET", lambda f: ["If-Match: *"], 200),
+    ("If-Match: empty", "GET", lambda f: ["If-Match:"], 412),
+    ("HEAD If-Match: another ETag", "HEAD", lambda f: ['If-Match: "foo"'], 412),
+    ("If-Unmodified-Since = Last-Modified", "GET",
+     lambda f: ["If-Unmodified-Since: " + f.last_modified], 200),
+    ("If-Unmodified-Since earlier than mtime", "GET",
+     lambda f: ["If-Unmodified-Since: " + http_date(f.mtime - 1)], 412),
+    ("If-Unmodified-Since garbage (ignored)", "GET",
+     lambda f: ["If-Unmodified-Since: yesterday-ish"], 200),
+    ("If-Match match + If-Unmodified-Since earlier (ignored)", "GET",
+     lambda f: ["If-Match: " + f.etag,
+                "If-Unmodified-Since: " + http_date(f.mtime - 1)], 200),
+    ("If-Match no match + If-None-Match match", "GET",
+     lambda f: ['If-Match: "foo"', "If-None-Match: " + f.etag], 412),
+    ("If-Match match + If-None-Match match", "GET",
+     lambda f: ["If-Match: " + f.etag, "If-None-Match: " + f.etag], 304),
+    ("If-Unmodified-Since earlier + If-Modified-Since match", "GET",
+     lambda f: ["If-Unmodified-Since: " + http_date(f.mtime - 1),
+                "If-Modified-Since: " + f.last_modified], 412),
+    ("If-Match no match + Range", "GET",
+     lambda f: ['If-Match: "foo"', "Range: bytes=0-3"], 412),
+    ("If-Match twice (412, never a false success)", "GET",
+     lambda f: ['If-Match: "foo"', "If-Match: " + f.etag], 412),
 ]
 
 
@@ -758,6 +892,12 @@ def t_cond(ctx, method, fields, code):
     resp = conn.request(req(quote(f.rel), method, headers=fields(f)), method)
     if code == 304:
         check_304(ctx, resp, f)
+    elif code == 412:
+        # The error page, none of the file's fields (as nginx).
+        check_error(ctx, resp, 412, method)
+        for name in ("ETag", "Last-Modified", "Accept-Ranges",
+                     "Content-Range"):
+            ctx.field(resp, name, None)
     else:
         check_file(ctx, resp, f, method)
     check_conn(ctx, conn, resp, "open")     # also shows a 304 had no body
@@ -878,6 +1018,22 @@ PATHS = [
     ("/link-rel-out", 403),
     ("/link-dangling", 404),
     ("http://{host}/small.txt", "small.txt"),   # absolute-form
+    # absolute-form: its authority is checked as Host is (issue 33)
+    ("http://a~b.test/small.txt", "small.txt"),
+    ("http://a!b.test:80/small.txt", "small.txt"),
+    ("http://a%41.test/small.txt", "small.txt"),
+    ("HTTP://[::1]:80/small.txt", "small.txt"),
+    ("http://[v1.x]/small.txt", "small.txt"),
+    ("http://host:9000:80/small.txt", 400),
+    ("http://[ab..cd::1]/small.txt", 400),
+    ("http://[::1/small.txt", 400),
+    ("http://::1]/small.txt", 400),
+    ("http://a..b/small.txt", 400),
+    ("http://a%zz/small.txt", 400),
+    ("http://:80/small.txt", 400),
+    ("http://[fe80::1%25eth0]/small.txt", 400),
+    ("http://a\xe9b/small.txt", 400),
+    ("http://a@b.test/small.txt", 400),
 ]
 
 
@@ -968,6 +1124,15 @@ def _fields(*lines, body=""):
 BAD = [
     # name, raw request, expected code
     ("missing Host in HTTP/1.1", _raw("GET /small.txt HTTP/1.1\r\n\r\n"), 400),
+    ("Host with two ports", _raw("GET /small.txt HTTP/1.1\r\nHost: a:9000:80\r\n\r\n"), 400),
+    ("Host with userinfo", _raw("GET /small.txt HTTP/1.1\r\nHost: a@b.test\r\n\r\n"), 400),
+    ("Host [ without ]", _raw("GET /small.txt HTTP/1.1\r\nHost: [::1\r\n\r\n"), 400),
+    ("Host bad IPv6", _raw("GET /small.txt HTTP/1.1\r\nHost: [ab..cd::1]\r\n\r\n"), 400),
+    ("Host bad escape", _raw("GET /small.txt HTTP/1.1\r\nHost: a%zz\r\n\r\n"), 400),
+    ("valid Host, bad absolute-form authority",
+     _raw("GET http://a:b/small.txt HTTP/1.1\r\n{H}\r\n"), 400),
+    ("valid absolute-form, bad Host",
+     _raw("GET http://a/small.txt HTTP/1.1\r\nHost: a/b\r\n\r\n"), 400),
     ("two Host fields", _fields("Host: x"), 400),
     ("double space in request line", _raw("GET  /small.txt HTTP/1.1\r\n{H}\r\n"), 400),
     ("double space before version", _raw("GET /small.txt  HTTP/1.1\r\n{H}\r\n"), 400),

@@ -58,6 +58,7 @@ class Response:
         self.body = body                # bytes
         self.body_by_close = body_by_close  # no Content-Length: read to EOF
         self.head_time = None           # time.time() when the head was read
+        self.interim = []               # 1xx responses before it (read_final)
 
     @property
     def raw(self):
@@ -249,6 +250,17 @@ class Connection:
     def request(self, data, method="GET"):
         self.send(data)
         return self.read_response(method)
+
+    def read_final(self, method="GET"):
+        """Read responses up to the first final one (not 1xx), which is
+        returned; the interim ones before it are in its .interim."""
+        interim = []
+        while True:
+            resp = self.read_response(method)
+            if not 100 <= resp.code < 200:
+                resp.interim = interim
+                return resp
+            interim.append(resp)
 
     def state(self, wait=2.0):
         """After a complete response: 'eof', 'reset', 'open' (nothing within

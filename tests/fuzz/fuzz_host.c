@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libFuzzer target: the input is a Host field value (or any bytes).
- * kweb_host_dir() (kmod/http_host.c) must return a directory name that is
+ * kweb_host_dir() (kmod/http_host.c) must refuse exactly what
+ * kweb_authority_ok() refuses, never take "..", '@', '/', '\\' or NUL,
+ * and otherwise return the default (0) or a directory name that is
  * safe as one path component (never "", "." or "..", no '/', '\\', NUL
  * or "..", no leading dot, only host name characters), that it maps to
  * itself again, and that is the input lowercased, up to its port, less
@@ -15,16 +17,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const char *v = (const char *)data;
 	char out[KWEB_HOST_MAX + 1], again[KWEB_HOST_MAX + 1];
 	int n = kweb_host_dir(v, size, out);
+	bool ok = kweb_authority_ok(v, size);
 	size_t i, end;
 
+	/* One validator: 400 exactly for what it refuses (empty aside). */
 	if (n < 0) {
 		CHECK(n == -EINVAL, "error %d", n);
-		CHECK(size, "empty value refused");
+		CHECK(size && !ok, "\"%.*s\": valid, yet refused", (int)size,
+		      v);
 		return 0;
 	}
+	CHECK(!size || ok, "\"%.*s\": invalid, yet taken", (int)size, v);
+	CHECK(!ok || (!fz_contains(v, size, "..", 2) && !memchr(v, '@', size) &&
+		      !memchr(v, '/', size) && !memchr(v, '\\', size) &&
+		      !memchr(v, '\0', size) && v[0] != ':'),
+	      "\"%.*s\": valid?", (int)size, v);
 	CHECK((size_t)n == strlen(out) && n <= KWEB_HOST_MAX, "length %d", n);
 	if (!n) {
-		CHECK(!size, "\"%.*s\": empty directory", (int)size, v);
+		/* the default's: empty, or no directory name */
 		return 0;
 	}
 	CHECK(strcmp(out, ".") && strcmp(out, "..") && !strstr(out, "..") &&

@@ -112,10 +112,11 @@ static void rescan_head(const char *b, const struct kweb_request *r)
 {
 	size_t n = r->head_len, i = 0, nfields = 0;
 	size_t hosts = 0, cls = 0, tes = 0, ranges = 0, ifranges = 0;
-	size_t inms = 0, imss = 0, refs = 0, uas = 0;
+	size_t inms = 0, imss = 0, refs = 0, uas = 0, ims = 0, iuss = 0;
 	bool upgrade = false, expect = false, conn_close = false;
 	bool conn_ka = false, keep, is_get, is_head;
-	struct kweb_str range = { 0 }, if_range = { 0 };
+	struct kweb_str range = { 0 }, if_range = { 0 }, if_match = { 0 };
+	struct kweb_str ius = { 0 };
 	const char *nl, *e, *line;
 	char rl[32];
 	u64 cl = 0;
@@ -205,6 +206,12 @@ static void rescan_head(const char *b, const struct kweb_request *r)
 			if (!imss++)
 				CHECK(slice_is(&r->if_modified_since, v, vl),
 				      "If-Modified-Since");
+		} else if (NAME("if-match")) {
+			if (!ims++)
+				if_match = (struct kweb_str){ v, (u32)vl };
+		} else if (NAME("if-unmodified-since")) {
+			if (!iuss++)
+				ius = (struct kweb_str){ v, (u32)vl };
 		} else if (NAME("referer")) {
 			if (!refs++)
 				CHECK(slice_is(&r->referer, v, vl), "Referer");
@@ -258,6 +265,15 @@ static void rescan_head(const char *b, const struct kweb_request *r)
 				       if_range.len) :
 	      ifranges ? fz_ieq(r->if_range.p, r->if_range.len, "if-range") :
 	      !r->if_range.p, "If-Range x%zu", ifranges);
+	/* so do a repeated If-Match and If-Unmodified-Since */
+	CHECK(ims == 1 ? slice_is(&r->if_match, if_match.p, if_match.len) :
+	      ims ? fz_ieq(r->if_match.p, r->if_match.len, "if-match") :
+	      !r->if_match.p, "If-Match x%zu", ims);
+	CHECK(iuss == 1 ? slice_is(&r->if_unmodified_since, ius.p, ius.len) :
+	      iuss ? fz_ieq(r->if_unmodified_since.p,
+			    r->if_unmodified_since.len,
+			    "if-unmodified-since") :
+	      !r->if_unmodified_since.p, "If-Unmodified-Since x%zu", iuss);
 	CHECK(!!r->if_none_match.p == !!inms, "If-None-Match");
 	CHECK(!!r->if_modified_since.p == !!imss, "If-Modified-Since");
 	CHECK(!!r->referer.p == !!refs, "Referer");
@@ -270,6 +286,9 @@ static void rescan_head(const char *b, const struct kweb_request *r)
 		keep = false;
 	else if (conn_ka)
 		keep = true;
+	/* Expect: 100-continue with content is answered, then closed */
+	if (r->expect_continue && cl)
+		keep = false;
 	CHECK(r->keep_alive == keep, "keep_alive %d, want %d", r->keep_alive,
 	      keep);
 }
@@ -383,15 +402,24 @@ static void check_file_response(const struct kweb_request *req,
 
 	en = kweb_etag_format(etag, mtime, size);
 	kweb_http_date_format(mtime, lm);
-	if (req->if_none_match.len) {
-		if (kweb_if_none_match(req->if_none_match.p,
-				       req->if_none_match.len, etag, en))
-			status = 304;
-	} else if (req->if_modified_since.len &&
-		   kweb_not_modified_since(req->if_modified_since.p,
-					   req->if_modified_since.len, mtime)) {
-		status = 304;
+	{
+		const struct kweb_preconds pc = {
+			.if_match = req->if_match,
+			.if_unmodified_since = req->if_unmodified_since,
+			.if_none_match = req->if_none_match,
+			.if_modified_since = req->if_modified_since,
+		};
+
+		status = kweb_preconditions(&pc, etag, en, mtime);
 	}
+	/* 412 never without a precondition, 304 never without a condition */
+	CHECK(status != 412 || req->if_match.p || req->if_unmodified_since.p,
+	      "412 unasked");
+	CHECK(status != 304 || req->if_none_match.p ||
+	      req->if_modified_since.p, "304 unasked");
+	CHECK(status != 412 || !req->if_match.p ||
+	      !kweb_if_match(req->if_match.p, req->if_match.len, etag, en),
+	      "412 with a matching If-Match");
 	if (status) {
 		/* 304 */
 	} else if (head || !req->range.len) {
@@ -420,10 +448,10 @@ static void check_file_response(const struct kweb_request *req,
 	h.last_modified = lm;
 	h.etag = etag;
 	h.size = size;
-	if (status == 416 || status == 304) {
+	if (status == 416 || status == 412 || status == 304) {
 		h.unsatisfied_range = status == 416;
-		if (status == 416) {
-			bl = kweb_error_body(body, sizeof(body), 416);
+		if (status != 304) {
+			bl = kweb_error_body(body, sizeof(body), status);
 			h.content_type = "text/html";
 			h.has_length = true;
 			h.length = bl;
@@ -448,6 +476,9 @@ static void check_file_response(const struct kweb_request *req,
 	switch (status) {
 	case 304:
 		CHECK(cl == -1 && !strstr(hdr, "Content-Type"), "304 fields");
+		break;
+	case 412:
+		CHECK(cl == bl && !strstr(hdr, "Content-Range"), "412 fields");
 		break;
 	case 416:
 		CHECK(cl == bl, "416 length");
