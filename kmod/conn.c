@@ -759,103 +759,54 @@ static void kweb_sk_abort(struct sock *sk)
 }
 
 /*
- * A socket closed with a FIN may live on as an orphan for minutes
- * (retransmitting its data and FIN, probing a zero window). Each is
- * remembered until it is gone, so that the server's stop can reset what
- * is left.
+ * A connection closed with a FIN becomes an orphan that TCP finishes on
+ * its own timers, as it does for a socket user space closes: it
+ * retransmits data and FIN, probes a zero window (tcp_orphan_retries),
+ * waits for the peer's FIN (tcp_fin_timeout, as a timewait sock) or for
+ * the ACK of its own (LAST_ACK), and frees itself on reaching TCP_CLOSE
+ * or on a reset. kweb keeps no reference: once closed, the socket is
+ * TCP's alone, for no longer than TCP needs it.
+ *
+ * It does need a reference on its netns. A child of a kernel listener,
+ * as each of ours, holds none, and tcp_close() stops every timer of
+ * such a socket (151c9c724d05): its orphan would never retransmit or
+ * probe again, and the peer would wait for good. So it takes the one a
+ * user socket holds (sk_net_refcnt), which the socket drops when it is
+ * freed: the namespace then lives as long as the orphan and no longer,
+ * and its exit waits for it as for nginx's. Only a namespace already
+ * dying (its count at zero, its exit about to stop kweb's server) has
+ * none to give: the socket is reset then, as that exit would.
  */
-struct kweb_closing {
-	struct list_head node;
-	struct sock *sk;
-};
-
-static void kweb_closing_free(struct list_head *list)
+static bool kweb_sk_hold_net(struct sock *sk)
 {
-	struct kweb_closing *c, *tmp;
+	struct net *net;
 
-	list_for_each_entry_safe(c, tmp, list, node) {
-		sock_put(c->sk);
-		kfree(c);
-	}
-}
-
-/*
- * Remember c->sk, and forget up to two that are gone, looking at four
- * at most: the oldest, rotated to the back while they live on. O(1) per
- * close, and the list stays near the number of orphans still alive.
- */
-static void kweb_closing_add(struct kweb_server *srv, struct kweb_closing *c)
-{
-	struct kweb_closing *old, *tmp;
-	unsigned int looked = 0, freed = 0;
-	LIST_HEAD(gone);
-
-	spin_lock_bh(&srv->conns_lock);
-	list_for_each_entry_safe(old, tmp, &srv->closing, node) {
-		if (looked++ == 4 || freed == 2)
-			break;
-		if (inet_sk_state_load(old->sk) == TCP_CLOSE) {
-			list_move(&old->node, &gone);
-			freed++;
-		} else {
-			list_move_tail(&old->node, &srv->closing);
-		}
-	}
-	if (inet_sk_state_load(c->sk) == TCP_CLOSE)
-		list_add(&c->node, &gone);
-	else
-		list_add_tail(&c->node, &srv->closing);
-	spin_unlock_bh(&srv->conns_lock);
-	kweb_closing_free(&gone);
-}
-
-/* The server's stop: reset the orphans left, and forget them. */
-static void kweb_closing_abort(struct kweb_server *srv)
-{
-	struct kweb_closing *c;
-	LIST_HEAD(list);
-
-	spin_lock_bh(&srv->conns_lock);
-	list_splice_init(&srv->closing, &list);
-	spin_unlock_bh(&srv->conns_lock);
-	list_for_each_entry(c, &list, node)
-		tcp_abort(c->sk, ECONNABORTED);
-	kweb_closing_free(&list);
+	if (sk->sk_net_refcnt)
+		return true;
+	/* The upgrade's get_net() must not revive a count at zero. */
+	net = maybe_get_net(sock_net(sk));
+	if (!net)
+		return false;
+	kweb_sk_net_refcnt_upgrade(sk);
+	put_net(net);
+	return true;
 }
 
 static void kweb_conn_close(struct kweb_conn *conn)
 {
-	struct kweb_closing *c = NULL;
+	struct sock *sk = conn->sk;
 
 	kweb_conn_detach(conn, true);
 	trace_kweb_conn_close(conn);
-	if (!READ_ONCE(conn->abort) && !conn->reset)
-		c = kmalloc(sizeof(*c), GFP_KERNEL);
-	if (c) {
-		c->sk = conn->sk;
-		sock_hold(c->sk);
-		/*
-		 * tcp_close() stops every timer of a socket that holds no
-		 * reference on its netns (a kernel socket's child, as each
-		 * of ours): an orphan with data or its FIN unacknowledged
-		 * would never retransmit or probe again, and sit in FIN_WAIT1
-		 * or LAST_ACK, its peer waiting, until the server's stop. Take
-		 * the reference a user socket holds, as a handoff does: the
-		 * orphan ends as nginx's would, and the netns waits for it.
-		 */
-		if (inet_sk_state_load(c->sk) != TCP_CLOSE)
-			kweb_sk_net_refcnt_upgrade(c->sk);
-	} else {
-		kweb_sk_abort(conn->sk);
-	}
+	/* An orphan in TCP_CLOSE is freed by the close itself. */
+	if (READ_ONCE(conn->abort) || conn->reset ||
+	    (inet_sk_state_load(sk) != TCP_CLOSE && !kweb_sk_hold_net(sk)))
+		kweb_sk_abort(sk);
 	/* Without a socket, what sock_release() would do for a child. */
 	if (conn->sock)
 		sock_release(conn->sock);
 	else
-		conn->sk->sk_prot->close(conn->sk, 0);
-	/* Before the unlisting, which kweb_conns_stop() waits for. */
-	if (c)
-		kweb_closing_add(conn->srv, c);
+		sk->sk_prot->close(sk, 0);
 	if (conn->req)
 		reqsk_put(conn->req);
 	/* A handoff that the server's stop overtook. */
@@ -1059,7 +1010,6 @@ void kweb_conns_stop(struct kweb_server *srv)
 	wait_event(srv->conns_wq, !READ_ONCE(srv->nr_conns));
 	/* Runs queued before they closed hold the last references. */
 	flush_workqueue(kweb_wq);
-	kweb_closing_abort(srv);
 }
 
 int kweb_conn_init(void)

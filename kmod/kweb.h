@@ -188,11 +188,10 @@ struct kweb_server {
 	struct kweb_log_batch __percpu *log;	/* accesslog.c */
 	struct delayed_work log_flush;
 
-	spinlock_t conns_lock;		/* conns, nr_conns, closing */
+	spinlock_t conns_lock;		/* conns, nr_conns */
 	struct list_head conns;
 	unsigned int nr_conns;
 	wait_queue_head_t conns_wq;	/* woken when nr_conns drops to 0 */
-	struct list_head closing;	/* sockets closed, maybe not yet gone */
 };
 
 enum kweb_conn_state {

@@ -220,7 +220,6 @@ struct kweb_server *kweb_server_create(struct net *net,
 			kweb_config_max_file_bytes(cfg), srv->stats);
 	spin_lock_init(&srv->conns_lock);
 	INIT_LIST_HEAD(&srv->conns);
-	INIT_LIST_HEAD(&srv->closing);
 	init_waitqueue_head(&srv->conns_wq);
 	/*
 	 * Files are looked up and opened as the user and group settings,

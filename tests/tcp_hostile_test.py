@@ -6,6 +6,9 @@
                         [--light] [--only REGEX] [--list]
     tcp_hostile_test.py --host H --port P --docroot D --hold N
                         [--hold-target T] [--hold-seconds S]
+    tcp_hostile_test.py --host H --port P --docroot D --exit-load S
+                        --netns NS [--exit-orphans N] [--keepalive S]
+                        [--settle S]
 
 kweb listens on P with the routes of tests/guest/integration.sh, nginx
 (tests/guest/nginx.sh) behind it on 8080, and the listener was made with
@@ -27,6 +30,20 @@ connections that ask for a large file with a tiny receive buffer and never
 read (the server's window to them closes), print "ready N" once each has
 its response head, then sleep --hold-seconds and exit. Nothing else runs.
 
+--exit-load S --netns NS (integration.sh's netns_exit; the listener is in
+namespace NS, kweb's keep-alive timeout --keepalive): --exit-orphans
+clients ask for a 32 KiB file with a tiny receive buffer and their FIN
+behind the request, and never read: kweb closes at once, and each is an
+orphan with its response queued to a shut window, holding the
+namespace. Once kweb holds none of them, "ready N" and S seconds of
+load: keep-alive clients idle past the timeout now and then,
+connection-per-request, the client's FIN first, resets mid-body, and
+clients that read kweb's FIN and never close. SIGUSR1 says the namespace
+was deleted. Then every other client closes, and --settle seconds later
+the zero-window clients read: the orphans must finish every response,
+and no close of kweb's in the namespace comes after theirs. Exit status 0 iff every response was exact and some came
+after the deletion.
+
 TAP output, "# N passed, N failed"; exit status 0 iff none failed.
 """
 
@@ -34,10 +51,12 @@ import hashlib
 import os
 import random
 import re
+import signal
 import socket
 import struct
 import subprocess
 import sys
+import threading
 import time
 import traceback
 
@@ -1013,6 +1032,236 @@ def t_orphan_window_lost():
 
 
 # ---------------------------------------------------------------------------
+# --exit-load: load across a namespace's deletion, for integration.sh
+
+EXIT_FILE = ("exit.bin", 32 << 10)
+
+
+class ExitLoad:
+    """Clients of a listener in a network namespace that is deleted
+    while they run (integration.sh's netns_exit). Every response must be
+    exact: the namespace lives on, deleted, while something holds it."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.stop = threading.Event()
+        self.deleted = False
+        self.after = 0          # requests answered after the deletion
+        self.counts = {}
+        self.errors = []
+        self.quiet = []         # clients that never close
+        self.small = docfile("small.txt")
+        self.big = docfile("big.bin")
+
+    def sock(self, rcvbuf=None):
+        s = socket.socket(family(), socket.SOCK_STREAM)
+        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        if rcvbuf:
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+        s.settimeout(CFG.timeout)
+        s.connect((CFG.host, CFG.port))
+        return s
+
+    def done(self, kind, n=1):
+        with self.lock:
+            self.counts[kind] = self.counts.get(kind, 0) + n
+            if self.deleted:
+                self.after += n
+
+    def error(self, kind, msg):
+        with self.lock:
+            self.errors.append("%s%s: %s" % (
+                kind, " (after the deletion)" if self.deleted else "", msg))
+
+    def small_ok(self, kind, data, how, want_eof=True):
+        resps, rest = split_responses(data)
+        if len(resps) != 1 or rest or (want_eof and how != "eof"):
+            raise Fail("%d responses, %d bytes more, ended by %s: %s" %
+                       (len(resps), len(rest), how, show(data)))
+        code, _, body = resps[0]
+        if code != 200 or body != self.small:
+            raise Fail("status %d, %s" % (code, show(body)))
+        self.done(kind)
+
+    def one(self, s):
+        """One response on a keep-alive connection."""
+        data = bytearray()
+        while True:
+            resps, rest = split_responses(bytes(data))
+            if resps:
+                check(len(resps) == 1 and not rest,
+                      "%d responses at once" % len(resps))
+                return resps[0]
+            chunk = s.recv(65536)
+            check(chunk, "EOF after %s" % show(bytes(data)))
+            data += chunk
+
+    def keepalive(self):
+        """Requests on one connection; now and then idle past the
+        keep-alive timeout, for kweb to close it with its FIN."""
+        s, n = None, 0
+        while not self.stop.is_set():
+            if s is None:
+                s = self.sock()
+            s.sendall(req("/small.txt"))
+            code, _, body = self.one(s)
+            check(code == 200 and body == self.small,
+                  "status %d, %s" % (code, show(body)))
+            self.done("keep-alive")
+            n += 1
+            if n % 8 == 0:
+                time.sleep(CFG.keepalive + 0.5)
+                data, how = read_all(s, idle=CFG.timeout)
+                check(not data and how == "eof",
+                      "idle past keep-alive: %s, %s" % (how, show(data)))
+                s.close()
+                s = None
+                self.done("keep-alive timeout")
+        if s is not None:
+            s.close()
+
+    def per_request(self):
+        """A connection per request, HTTP/1.0: kweb closes first."""
+        while not self.stop.is_set():
+            s = self.sock()
+            s.sendall(req("/small.txt", "HTTP/1.0"))
+            data, how = read_all(s, idle=CFG.timeout)
+            s.close()
+            self.small_ok("per request", data, how)
+
+    def fin_first(self):
+        """The client's FIN behind its request: kweb closes right after
+        its own FIN, which is still in flight (LAST_ACK)."""
+        while not self.stop.is_set():
+            s = self.sock()
+            s.sendall(req("/small.txt", close=True))
+            s.shutdown(socket.SHUT_WR)
+            data, how = read_all(s, idle=CFG.timeout)
+            s.close()
+            self.small_ok("client FIN first", data, how)
+
+    def reset(self):
+        """A reset mid-body."""
+        while not self.stop.is_set():
+            s = self.sock()
+            s.sendall(req("/big.bin"))
+            data = read_n(s, 40000)
+            check(data.startswith(b"HTTP/1.1 200 ") and
+                  self.big[:1000] in data,
+                  "big.bin: %s" % show(data[:200]))
+            rst(s)
+            self.done("reset mid-body")
+
+    def silent(self):
+        """Reads kweb's FIN and never sends its own: kweb lingers, then
+        closes in FIN_WAIT2."""
+        while not self.stop.is_set():
+            if len(self.quiet) == 8:
+                self.stop.wait()
+                return
+            s = self.sock()
+            s.sendall(req("/small.txt", close=True))
+            data, how = read_all(s, idle=CFG.timeout)
+            self.quiet.append(s)
+            self.small_ok("never closed", data, how)
+            self.stop.wait(1)
+
+    def worker(self, fn):
+        kind = fn.__name__
+        while not self.stop.is_set():
+            try:
+                fn()
+            except Exception as e:  # noqa: BLE001 - reported as the load's
+                self.error(kind, str(e) if isinstance(e, Fail) else
+                           "%s: %s" % (type(e).__name__, e))
+                self.stop.wait(0.5)
+
+    def on_deleted(self, *_):
+        with self.lock:
+            self.deleted = True
+
+
+def kweb_open_in(ns):
+    """connections_open of kweb in namespace ns."""
+    r = subprocess.run(["ip", "netns", "exec", ns, "cat", "/proc/net/kweb"],
+                       capture_output=True, text=True, timeout=120)
+    for line in r.stdout.splitlines():
+        p = line.split()
+        if len(p) == 2 and p[0] == "connections_open":
+            return int(p[1])
+    return -1
+
+
+def exit_load():
+    """--exit-load S: see the module's docstring. Prints "ready" once
+    the zero-window orphans exist and the load runs."""
+    name, size = EXIT_FILE
+    target = make_file(name, size)
+    want = docfile(target.lstrip("/"))
+    load = ExitLoad()
+    signal.signal(signal.SIGUSR1, load.on_deleted)
+    bad = []
+    # Orphans that hold the namespace through the load: a request and the
+    # client's FIN, the response queued to a window that stays shut. kweb
+    # closes at once, with its FIN behind the unsent bytes.
+    zero = []
+    for _ in range(CFG.exit_orphans):
+        s = load.sock(rcvbuf=4096)
+        s.sendall(req(target, close=True))
+        s.shutdown(socket.SHUT_WR)
+        zero.append(s)
+    end = time.monotonic() + CFG.close_wait
+    n = kweb_open_in(CFG.netns)
+    while n != 0 and time.monotonic() < end:
+        time.sleep(0.2)
+        n = kweb_open_in(CFG.netns)
+    if n != 0:
+        print("kweb still holds %d of the %d zero-window connections after "
+              "%.0f s" % (n, len(zero), CFG.close_wait), flush=True)
+        return 1
+    workers = [load.keepalive, load.keepalive, load.per_request,
+               load.per_request, load.fin_first, load.fin_first,
+               load.reset, load.silent]
+    threads = [threading.Thread(target=load.worker, args=(fn,))
+               for fn in workers]
+    for t in threads:
+        t.start()
+    print("ready %d" % len(zero), flush=True)
+    time.sleep(CFG.exit_load)
+    load.stop.set()
+    for t in threads:
+        t.join()
+    for kind, n in sorted(load.counts.items()):
+        print("%s: %d" % (kind, n))
+    print("answered after the deletion: %d" % load.after)
+    bad += load.errors
+    if not load.deleted:
+        bad.append("no SIGUSR1: the namespace was not deleted under load")
+    elif not load.after:
+        bad.append("nothing answered after the namespace's deletion")
+    # Last, with no other connection left to kweb (none of the clients',
+    # and kweb's own closes done), the orphans finish, their namespace
+    # deleted meanwhile: every byte. No close of kweb's comes after them.
+    for s in load.quiet:
+        s.close()
+    time.sleep(CFG.settle)
+    for i, s in enumerate(zero):
+        data, how = read_all(s, idle=CFG.timeout, limit=CFG.timeout * 3)
+        s.close()
+        resps, rest = split_responses(data)
+        if len(resps) != 1 or rest or how != "eof" or \
+                resps[0][0] != 200 or resps[0][2] != want:
+            bad.append("zero-window orphan %d: %d responses, %d bytes "
+                       "(%d more), ended by %s; want 200, %d bytes, EOF" %
+                       (i, len(resps), len(resps[0][2]) if resps else 0,
+                        len(rest), how, size))
+    print("zero-window orphans read: %d" % len(zero))
+    for line in bad[:20]:
+        print("error: %s" % line)
+    return 1 if bad else 0
+
+
+# ---------------------------------------------------------------------------
 # --hold: zero-window clients for the shell-level cases
 
 def hold():
@@ -1046,9 +1295,19 @@ def main():
     ap.add_argument("--hold", type=int, default=0, metavar="N")
     ap.add_argument("--hold-target", default="/big.bin")
     ap.add_argument("--hold-seconds", type=float, default=600)
+    ap.add_argument("--exit-load", type=float, default=0, metavar="S")
+    ap.add_argument("--netns", help="--exit-load: the listener's namespace")
+    ap.add_argument("--exit-orphans", type=int, default=4, metavar="N")
+    ap.add_argument("--keepalive", type=float, default=1,
+                    help="--exit-load: kweb's keep-alive timeout, seconds")
+    ap.add_argument("--settle", type=float, default=3,
+                    help="--exit-load: seconds for kweb to close the "
+                    "load's connections before the orphans finish")
     CFG = ap.parse_args()
     if CFG.hold:
         return hold()
+    if CFG.exit_load:
+        return exit_load()
     if not failslab_ready():
         note("not run: %s: no failslab (CONFIG_FAILSLAB) in this kernel"
              % OOM_TEST)

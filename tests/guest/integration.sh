@@ -12,7 +12,8 @@
 # mixed wrk load), then unloads kweb while handed-off connections are open,
 # then the limits, hardening, control-plane and tracepoint suites, hostile
 # TCP clients (tests/tcp_hostile_test.py; zero-window clients across a
-# namespace's exit, a listener's deletion and rmmod), and the HTTP and
+# namespace's exit, a listener's deletion and rmmod), a namespace deleted
+# under load that must be freed once its orphans are done, and the HTTP and
 # handoff suites again with every connection made by a SYN cookie and
 # under a SYN flood (tests/synflood.py); checks that bad parameters make
 # insmod fail, then (debug kernel) looks for leaks and finally for kernel
@@ -650,6 +651,107 @@ hostile() {
   sysctl_restore
 }
 
+# --- a namespace's exit under load ----------------------------------------
+
+# A listener in a namespace reached over a veth pair (netem, 20 ms each
+# way, where the kernel has sch_netem: the debug kernel has not), load
+# across `ip netns del` (tcp_hostile_test.py --exit-load: keep-alive
+# clients idle past a 1 s keep-alive timeout, a connection per request,
+# the client's FIN first, resets mid-body, clients that never close),
+# and zero-window clients whose orphans hold the deleted namespace until
+# the load is over and they read. Then nothing may hold it: the
+# namespace's cleanup must run, which destroys the veth pair (the host's
+# end goes) and drops its nsid in the host (`ip netns list-id`). Kernel
+# sockets hold no reference: a kweb that kept one on a closed socket
+# (a FIN in flight at its close) kept the namespace until rmmod.
+NETNS_EXIT_LOAD=${KWEB_NETNS_EXIT_LOAD:-8}
+NETNS_EXIT_BOUND=30
+# The host's nsids into NSIDS: one fork.
+netns_ids() {
+  local lines
+  mapfile -t lines < <(ip netns list-id 2>/dev/null)
+  NSIDS=${#lines[@]}
+}
+netns_exit() {
+  local ns=kweb-exit dev=kwx0 out=$RUN_DIR/netns-exit.txt pid n rc=0
+  local ids0 ids1 before t0 delay="none (no sch_netem)"
+  [[ -x $KWEBCTL ]] || { not_ok "$TAG: namespace exit under load (no $KWEBCTL)"; return; }
+  load_with || return
+  ip netns del "$ns" 2>/dev/null
+  ip link del "$dev" 2>/dev/null
+  modprobe veth 2>/dev/null
+  modprobe sch_netem 2>/dev/null
+  netns_ids
+  ids0=$NSIDS
+  if ! { ip netns add "$ns" &&
+      ip link add "$dev" type veth peer name kwx1 netns "$ns" &&
+      ip addr add 10.204.0.1/24 dev "$dev" && ip link set "$dev" up &&
+      ip -n "$ns" addr add 10.204.0.2/24 dev kwx1 &&
+      ip -n "$ns" link set kwx1 up && ip -n "$ns" link set lo up &&
+      ip netns exec "$ns" "$KWEBCTL" listener add port "$PORT" \
+        docroot "$DOCROOT" &&
+      ip netns exec "$ns" "$KWEBCTL" config set keepalive-timeout 1; } \
+      >"$out" 2>&1; then
+    not_ok "$TAG: a kweb listener in a namespace behind a veth pair (exit)"
+    diag 10 <"$out"
+    ip netns del "$ns" 2>/dev/null
+    unload
+    return
+  fi
+  if tc qdisc add dev "$dev" root netem delay 20ms >>"$LOG" 2>&1 &&
+      tc -n "$ns" qdisc add dev kwx1 root netem delay 20ms >>"$LOG" 2>&1; then
+    delay="20 ms each way (netem)"
+  fi
+  netns_ids
+  ids1=$NSIDS
+  say "namespace exit: veth delay $delay; the host's nsids $ids0 -> $ids1"
+  before=$(kmsg_lines)
+  "$PY" "$HOSTILE_TEST" --host 10.204.0.2 --port "$PORT" \
+    --docroot "$DOCROOT" --timeout "$CLIENT_TIMEOUT" \
+    --close-wait $((LIGHT ? 60 : 15)) --netns "$ns" --keepalive 1 \
+    --settle $((LIGHT ? 10 : 3)) \
+    --exit-load "$NETNS_EXIT_LOAD" >"$out" 2>&1 &
+  pid=$!
+  n=$(((LIGHT ? 180 : 60) * 5))
+  while ((n-- > 0)) && ! holders_ready "$out" && kill -0 "$pid" 2>/dev/null; do
+    nap 0.2
+  done
+  if holders_ready "$out"; then
+    # Into the load, and while it runs.
+    nap $((NETNS_EXIT_LOAD / 3))
+    ip netns del "$ns" >>"$LOG" 2>&1 || rc=$?
+    kill -USR1 "$pid" 2>/dev/null
+    result "$TAG: ip netns del under load, with zero-window orphans" "$rc"
+  fi
+  n=$(((NETNS_EXIT_LOAD + 10 * CLIENT_TIMEOUT) * 5))
+  while ((n-- > 0)) && kill -0 "$pid" 2>/dev/null; do
+    nap 0.2
+  done
+  kill -KILL "$pid" 2>/dev/null
+  rc=0
+  wait "$pid" || rc=$?
+  cat "$out" >>"$LOG"
+  result "$TAG: load across the namespace's deletion: every response exact, the orphans finish theirs" "$rc" "$out"
+  # The namespace's cleanup runs in a work item once the last reference
+  # goes: wait for it, within a bound.
+  t0=$SECONDS
+  while [[ -e /sys/class/net/$dev ]] && ((SECONDS - t0 < NETNS_EXIT_BOUND)); do
+    nap 0.2
+  done
+  netns_ids
+  if [[ ! -e /sys/class/net/$dev ]] && ((NSIDS == ids0)); then
+    ok "$TAG: the deleted namespace is freed once its connections are done (veth gone after $((SECONDS - t0)) s, the host's nsids $ids1 -> $NSIDS)"
+  else
+    not_ok "$TAG: the deleted namespace is freed once its connections are done (after ${NETNS_EXIT_BOUND} s: veth ${dev} $([[ -e /sys/class/net/$dev ]] && echo still there || echo gone), the host's nsids $ids0 -> $ids1 -> $NSIDS)"
+    { grep -E '^(TCP|sockets):' /proc/net/sockstat
+      ss -tanH '( dst 10.204.0.2 )'; } 2>&1 | diag 20
+    ip link del "$dev" 2>/dev/null
+  fi
+  kmsg_clean_since "$TAG: no kernel report after the namespace's exit under load" "$before"
+  small_ok "$TAG: kweb serves /small.txt after the namespace's exit under load"
+  unload
+}
+
 # A TcpExt counter of /proc/net/netstat.
 nstat_value() {
   awk -v k="${1#TcpExt}" '
@@ -918,7 +1020,8 @@ load_errors() {
 
 # KWEB_ONLY="netfuzz ctl" (a developer's loop): only the suites named,
 # from dkms (only with KWEB_DKMS=1) http diff fastpath handoff netfuzz
-# unload identity limits hardening ctl trace hostile syncookies synflood.
+# unload identity limits hardening ctl trace hostile netns syncookies
+# synflood.
 # KWEB_SKIP="synflood" (make check, per kernel): all but the suites named.
 ONLY=${KWEB_ONLY:-}
 SKIP=${KWEB_SKIP:-}
@@ -978,6 +1081,7 @@ main() {
     want ctl && ctl
     want trace && tracepoints
     want hostile && hostile
+    want netns && netns_exit
     # Last: before the fix of a SYN cookie's handoff, these oops.
     want syncookies && syncookies
     want synflood && synflood
