@@ -15,6 +15,7 @@
 #include "http_range.h"
 #include "kweb.h"
 #include "mime.h"
+#include "mimemap.h"
 #include "response.h"
 
 /*
@@ -814,7 +815,7 @@ static bool kweb_reply_variant(struct kweb_conn *conn, struct kweb_reply *rp,
 			       const struct kweb_request *req, char *path,
 			       size_t len, enum kweb_encoding enc,
 			       const struct kweb_file *base,
-			       const struct kweb_variants *v)
+			       struct kweb_variants *v)
 {
 	struct kweb_server *srv = conn->srv;
 	struct kweb_file vf = {};
@@ -843,6 +844,9 @@ static bool kweb_reply_variant(struct kweb_conn *conn, struct kweb_reply *rp,
 	/* The type of what was asked for, as the MIME map had it then. */
 	vf.content_type = base->content_type;
 	vf.mime_gen = base->mime_gen;
+	/* NAME is missing (kweb_reply_orphan()): the directory's is now. */
+	if (!v->dir_ctime.tv_sec && !v->dir_ctime.tv_nsec)
+		v->dir_ctime = kweb_file_dir_ctime(&vf);
 	ve = kweb_reply_fill(conn, req, rp->head, path, len, enc, path, &vf,
 			     v, had_meta);
 	path[flen] = '\0';
@@ -853,6 +857,53 @@ static bool kweb_reply_variant(struct kweb_conn *conn, struct kweb_reply *rp,
 	}
 	conn->resp.file = vf;
 	kweb_reply_file(conn, rp, req, enc, true);
+	return true;
+}
+
+/*
+ * The request path key (klen bytes, not a "dir/") names no file. As
+ * nginx's gzip_static and brotli_static, a NAME.br or NAME.gz beside it
+ * is served all the same to a client that accepts its coding, with
+ * NAME's Content-Type. True if answered: with that file, or with a 404
+ * that says Vary (as nginx's gzip_vary) when the request accepts none of
+ * the codings there; false if there is no such file, or the backend is
+ * to have the request: the caller goes on as for any missing file. The
+ * worker's only: no entry of NAME's own tells softirq of its siblings.
+ */
+static bool kweb_reply_orphan(struct kweb_conn *conn, struct kweb_reply *rp,
+			      const struct kweb_request *req, char *key,
+			      size_t klen)
+{
+	struct kweb_server *srv = conn->srv;
+	struct kweb_variants v = {};
+	struct kweb_file base = {};
+	enum kweb_encoding enc;
+	struct kweb_resp_hdr h;
+	u8 variants;
+
+	kweb_file_variants(srv, key, NULL, &v);
+	variants = kweb_variants_on(srv, v.mask);
+	if (!variants)
+		return false;
+	enc = kweb_request_encoding(req, variants);
+	if (enc != KWEB_ENC_IDENTITY) {
+		base.mime_gen = kweb_mime_generation();
+		rcu_read_lock();
+		base.content_type =
+			kweb_site_mime_lookup(rcu_dereference(srv->site), key,
+					      klen);
+		rcu_read_unlock();
+		if (kweb_reply_variant(conn, rp, req, key, klen, enc, &base,
+				       &v))
+			return true;
+	}
+	if (kweb_backend_missing())
+		return false;
+	kweb_reply_init(rp, &h, 404);
+	h.vary = true;
+	if (!kweb_reply_error_page(conn, rp, &h))
+		kweb_reply_send(conn, rp, &h, true);
+	kweb_stat_add(srv->stats, KWEB_STAT_REQ_ERROR, 1);
 	return true;
 }
 
@@ -952,6 +1003,10 @@ static enum kweb_route kweb_request_serve(struct kweb_conn *conn,
 		kweb_reply_send(conn, &rp, &h, true);
 		return KWEB_ROUTE_SERVE;
 	}
+	/* NAME missing, NAME.gz there: nginx's gzip_static serves it. */
+	if (err == -ENOENT && path[t.path_len - 1] != '/' &&
+	    kweb_reply_orphan(conn, &rp, req, key, klen))
+		return KWEB_ROUTE_SERVE;
 	if ((err == -ENOENT || err == -ENOTDIR) && kweb_backend_missing())
 		return KWEB_ROUTE_MISSING;
 	if (err) {
