@@ -10,8 +10,12 @@
  * cross a mount are not cached at all. A stale entry is dropped at its
  * next lookup and the request goes to the worker.
  *
- * Memory is bounded by the pinned pages of hashed entries; eviction is
- * CLOCK over an insertion-ordered list, so a hit only sets a bit.
+ * An entry pins all of its file's pages, read in by a GET of the whole
+ * file, or none (then it serves HEAD, 304 and finding variants). Memory
+ * is bounded by what hashed entries count (their pages, at least one
+ * each); no file larger than the whole cache is ever read into one.
+ * Eviction is CLOCK over an insertion-ordered list, so a hit only sets
+ * a bit.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
