@@ -698,7 +698,7 @@ def t_fill_pre(ctx):
 
 
 @test("fill: a file larger than the cache: sent exactly (sha256), "
-      "spliced, nothing pinned afterwards", factor=6,
+      "spliced, nothing pinned afterwards", factor=12,
       not_light="the 4 MiB fill tests take the same paths")
 def t_fill_huge(ctx):
     c = kweb_counters()
