@@ -10,8 +10,12 @@
  * cross a mount are not cached at all. A stale entry is dropped at its
  * next lookup and the request goes to the worker.
  *
- * Memory is bounded by the pinned pages of hashed entries; eviction is
- * CLOCK over an insertion-ordered list, so a hit only sets a bit.
+ * An entry pins all of its file's pages, read in by a GET of the whole
+ * file, or none (then it serves HEAD, 304 and finding variants). Memory
+ * is bounded by what hashed entries count (their pages, at least one
+ * each); no file larger than the whole cache is ever read into one.
+ * Eviction is CLOCK over an insertion-ordered list, so a hit only sets
+ * a bit.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -41,9 +45,36 @@ void kweb_cache_init(struct kweb_cache *c, const struct path *root,
 	c->stats = stats;
 }
 
-static size_t kweb_centry_bytes(const struct kweb_centry *e)
+/* The page-cache bytes e pins. */
+static size_t kweb_centry_pinned(const struct kweb_centry *e)
 {
 	return (size_t)e->nr_pages << PAGE_SHIFT;
+}
+
+/*
+ * What e counts against the cache's limit: its pages, and at least one
+ * page, so that entries without (metadata, empty files) are bounded too.
+ */
+static size_t kweb_centry_bytes(const struct kweb_centry *e)
+{
+	return max_t(size_t, kweb_centry_pinned(e), PAGE_SIZE);
+}
+
+/*
+ * The largest file whose pages an entry may pin: cache_max_file, but
+ * never more than the whole cache, whatever the settings say (a larger
+ * one would be read, pinned and thrown away at insert).
+ */
+bool kweb_cache_fits(const struct kweb_cache *c, loff_t size)
+{
+	size_t max = min(READ_ONCE(c->max_file), READ_ONCE(c->limit));
+
+	return size >= 0 && round_up((u64)size, PAGE_SIZE) <= max;
+}
+
+void kweb_cache_hit(struct kweb_cache *c)
+{
+	kweb_stat_add(c->stats, KWEB_STAT_CACHE_HITS, 1);
 }
 
 static void kweb_centry_free_work(struct work_struct *work)
@@ -54,7 +85,7 @@ static void kweb_centry_free_work(struct work_struct *work)
 
 	for (i = 0; i < e->nr_pages; i++)
 		put_page(e->pages[i]);
-	atomic_long_sub(kweb_centry_bytes(e), &kweb_cache_pinned);
+	atomic_long_sub(kweb_centry_pinned(e), &kweb_cache_pinned);
 	kvfree(e->pages);
 	if (e->data_inode)
 		iput(e->data_inode);
@@ -107,8 +138,10 @@ static bool kweb_centry_is(const struct kweb_centry *e, const char *key,
 }
 
 /*
- * Any context. Returns a valid entry with a reference, or NULL; the
- * worker counts the miss when it goes to the file.
+ * Any context. Returns a valid entry with a reference, or NULL. The
+ * caller counts a hit (kweb_cache_hit()) if it answers from the entry,
+ * and the worker a miss when it goes to the file: an entry without the
+ * file's pages may be found and still not do for a GET.
  */
 struct kweb_centry *kweb_cache_lookup(struct kweb_cache *c, const char *key,
 				      size_t len, enum kweb_encoding enc)
@@ -130,7 +163,6 @@ struct kweb_centry *kweb_cache_lookup(struct kweb_cache *c, const char *key,
 		}
 		if (!READ_ONCE(e->referenced))
 			WRITE_ONCE(e->referenced, true);
-		kweb_stat_add(c->stats, KWEB_STAT_CACHE_HITS, 1);
 		return e;
 	}
 	rcu_read_unlock();
@@ -177,6 +209,7 @@ static void kweb_cache_insert(struct kweb_cache *c, struct kweb_centry *e)
 	 * flush takes after the new generation is published.
 	 */
 	if (kweb_centry_bytes(e) <= c->limit &&
+	    (!e->nr_pages || kweb_cache_fits(c, e->size)) &&
 	    e->mime_gen == READ_ONCE(c->mime_gen)) {
 		kweb_cache_make_room(c, kweb_centry_bytes(e));
 		refcount_inc(&e->ref);
@@ -247,31 +280,40 @@ static int kweb_centry_read(struct kweb_centry *e, struct kweb_file *f)
  * Process context: make an entry for the open file f, served for key
  * (the normalized request path) in coding enc and found at file_path
  * (the same, or key's index.html; then a suffix for a precompressed
- * file), whose directory had the files v says, and insert it. Returns it with a reference for the caller, or
- * NULL when the file is not cacheable or changed while it was read.
+ * file), whose directory had the files v says, and insert it. With
+ * pages, and if the file fits (kweb_cache_fits()), the entry pins all of
+ * the file's pages, read in first; else it holds only what a response
+ * header needs (kweb_centry_has_body() says which). The size is checked
+ * before anything is read. Returns the entry with a reference for the
+ * caller, or NULL when the file is not cacheable or changed while it
+ * was read.
  */
 struct kweb_centry *kweb_cache_fill(struct kweb_cache *c, const char *key,
 				    size_t len, enum kweb_encoding enc,
 				    const char *file_path, struct kweb_file *f,
-				    const struct kweb_variants *v)
+				    const struct kweb_variants *v, bool pages)
 {
-	unsigned int nr = DIV_ROUND_UP(f->size, PAGE_SIZE);
+	unsigned int nr = 0;
 	const char *rel = file_path + 1;	/* below the docroot */
 	size_t rel_len = strlen(rel);
 	struct kweb_centry *e;
 	char *p;
 
 	/* A path crossing a mount may change with no rename: not cached. */
-	if (f->via_symlink || f->size > READ_ONCE(c->max_file) ||
-	    (f->rename_seq & 1) || f->filp->f_path.mnt != c->root.mnt)
+	if (f->via_symlink || (f->rename_seq & 1) ||
+	    f->filp->f_path.mnt != c->root.mnt)
 		return NULL;
+	if (pages && kweb_cache_fits(c, f->size))
+		nr = DIV_ROUND_UP(f->size, PAGE_SIZE);
 	e = kzalloc(struct_size(e, key, len + 1 + rel_len + 1), GFP_KERNEL);
 	if (!e)
 		return NULL;
-	e->pages = kvcalloc(nr, sizeof(*e->pages), GFP_KERNEL);
-	if (!e->pages) {
-		kfree(e);
-		return NULL;
+	if (nr) {
+		e->pages = kvcalloc(nr, sizeof(*e->pages), GFP_KERNEL);
+		if (!e->pages) {
+			kfree(e);
+			return NULL;
+		}
 	}
 	refcount_set(&e->ref, 1);
 	INIT_WORK(&e->free_work, kweb_centry_free_work);
@@ -302,7 +344,7 @@ struct kweb_centry *kweb_cache_fill(struct kweb_cache *c, const char *key,
 	e->rel = p;
 	e->rel_len = rel_len;
 
-	if (kweb_centry_read(e, f) || e->nr_pages != nr ||
+	if ((nr && (kweb_centry_read(e, f) || e->nr_pages != nr)) ||
 	    !kweb_centry_valid(c, e))
 		goto drop;
 	kweb_cache_insert(c, e);

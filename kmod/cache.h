@@ -47,6 +47,7 @@ struct kweb_centry {
 	char etag[KWEB_ETAG_MAX + 1];
 	int etag_len;
 	char last_modified[KWEB_HTTP_DATE_LEN + 1];
+	/* All the file's pages, or none: see kweb_centry_has_body(). */
 	unsigned int nr_pages;
 	struct page **pages;		/* a reference on each */
 	u8 variants;			/* KWEB_ENC_BIT()s of NAME's siblings */
@@ -97,8 +98,21 @@ struct kweb_centry *kweb_cache_lookup(struct kweb_cache *c, const char *key,
 struct kweb_centry *kweb_cache_fill(struct kweb_cache *c, const char *key,
 				    size_t len, enum kweb_encoding enc,
 				    const char *file_path, struct kweb_file *f,
-				    const struct kweb_variants *v);
+				    const struct kweb_variants *v, bool pages);
 void kweb_centry_put(struct kweb_centry *e);
+bool kweb_cache_fits(const struct kweb_cache *c, loff_t size);
+void kweb_cache_hit(struct kweb_cache *c);
+
+/*
+ * e pins the file's bytes, so a body can be sent from it; else it has
+ * only the file's validators, for HEAD, 304, 416 and finding the file's
+ * precompressed siblings (a file larger than the cache takes, or one
+ * that no request has wanted whole yet).
+ */
+static inline bool kweb_centry_has_body(const struct kweb_centry *e)
+{
+	return e->nr_pages || !e->size;
+}
 
 /* cache_valid.c: whether an entry may still be served, in any context. */
 bool kweb_page_in(const struct address_space *mapping, struct page *page,

@@ -166,6 +166,16 @@ int kweb_file_dir(struct kweb_server *srv, const char *path)
 	return S_ISDIR(st.mode) ? 0 : -ENOTDIR;
 }
 
+/* The ctime of the directory of the open file f. */
+struct timespec64 kweb_file_dir_ctime(const struct kweb_file *f)
+{
+	struct dentry *dir = dget_parent(f->filp->f_path.dentry);
+	struct timespec64 ctime = inode_get_ctime(d_inode(dir));
+
+	dput(dir);
+	return ctime;
+}
+
 /*
  * Which precompressed files NAME.br, NAME.gz sit beside NAME, the file f
  * opened at path (a normalized path whose buffer has KWEB_ENC_SUFFIX_MAX
@@ -173,19 +183,19 @@ int kweb_file_dir(struct kweb_server *srv, const char *path)
  * by srv's identity, as KWEB_ENC_BIT()s in v->mask. Whether they are
  * older than NAME does not matter, as with nginx (docs/behaviour.md).
  * The directory's ctime, taken first, tells a cache entry when a file
- * came or went there since.
+ * came or went there since. f is NULL when NAME does not exist: then
+ * the caller takes the ctime from the file it serves.
  */
 void kweb_file_variants(struct kweb_server *srv, char *path,
 			const struct kweb_file *f, struct kweb_variants *v)
 {
-	struct dentry *dir = dget_parent(f->filp->f_path.dentry);
 	size_t len = strlen(path);
 	const struct cred *cred, *old;
 	u8 variants = 0;
 	int enc;
 
-	v->dir_ctime = inode_get_ctime(d_inode(dir));
-	dput(dir);
+	if (f)
+		v->dir_ctime = kweb_file_dir_ctime(f);
 
 	cred = kweb_ident_get(&srv->ident);
 	old = override_creds(cred);

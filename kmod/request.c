@@ -15,6 +15,7 @@
 #include "http_range.h"
 #include "kweb.h"
 #include "mime.h"
+#include "mimemap.h"
 #include "response.h"
 
 /*
@@ -217,6 +218,13 @@ static bool kweb_reply_error_page(struct kweb_conn *conn,
 	}
 	e = len ? kweb_cache_lookup(&srv->cache, page, len,
 				    KWEB_ENC_IDENTITY) : NULL;
+	/* Its bytes are sent: an entry without them does not do. */
+	if (e && !kweb_centry_has_body(e) && !rp->head) {
+		kweb_centry_put(e);
+		e = NULL;
+	}
+	if (e)
+		kweb_cache_hit(&srv->cache);
 	if (len && !e) {
 		kweb_stat_add(srv->stats, KWEB_STAT_CACHE_MISSES, 1);
 		if (kweb_file_open(srv, page, len, &f)) {
@@ -225,7 +233,11 @@ static bool kweb_reply_error_page(struct kweb_conn *conn,
 		}
 		kweb_file_variants(srv, page, &f, &v);
 		e = kweb_cache_fill(&srv->cache, page, len, KWEB_ENC_IDENTITY,
-				    page, &f, &v);
+				    page, &f, &v, true);
+		if (e && !kweb_centry_has_body(e) && !rp->head) {
+			kweb_centry_put(e);
+			e = NULL;
+		}
 		if (e)
 			kweb_file_close(&f);
 	}
@@ -360,6 +372,60 @@ static u16 kweb_file_status(const struct kweb_request *req,
 	default:
 		return 200;
 	}
+}
+
+/*
+ * Whether the answer to req, for a file of size and these validators,
+ * sends bytes of the file (200 or 206 to a GET); *whole if all of them.
+ */
+static bool kweb_answer_body(const struct kweb_request *req, loff_t size,
+			     s64 mtime, const char *etag, size_t etag_len,
+			     bool head, bool *whole)
+{
+	struct kweb_file f = { .size = size, .mtime = mtime };
+	u64 first = 0, last = 0;
+	u16 status;
+
+	*whole = false;
+	if (head || !size)
+		return false;
+	status = kweb_file_status(req, &f, etag, etag_len, head, &first,
+				  &last);
+	if (status == 200)
+		*whole = true;
+	else if (status == 206)
+		*whole = !first && last == size - 1;
+	else
+		return false;
+	return true;
+}
+
+/* e can answer req: it holds the file's bytes, or the answer sends none. */
+static bool kweb_entry_answers(const struct kweb_request *req,
+			       const struct kweb_centry *e, bool head)
+{
+	bool whole;
+
+	return kweb_centry_has_body(e) ||
+	       !kweb_answer_body(req, e->size, e->mtime, e->etag, e->etag_len,
+				 head, &whole);
+}
+
+/*
+ * Whether an entry made for the open file f on the way to answering req
+ * should read and pin the file's pages: only if the answer sends them
+ * all. HEAD, 304 and ranges are answered from the file; the next GET of
+ * the whole file fills the entry, at no cost beyond its own read.
+ */
+static bool kweb_fill_pages(const struct kweb_request *req,
+			    const struct kweb_file *f, bool head)
+{
+	char etag[KWEB_ETAG_MAX + 1];
+	int n = kweb_etag_format(etag, f->mtime, f->size);
+	bool whole;
+
+	kweb_answer_body(req, f->size, f->mtime, etag, n, head, &whole);
+	return whole;
 }
 
 /* What a 200 (or 206, 304, 412, 416) for a file says about it. */
@@ -701,9 +767,48 @@ bool kweb_request_cached(struct kweb_conn *conn, struct kweb_request *req,
 		e = ve;
 	}
 	kweb_reply_init_req(conn, &rp, req, sc);
+	/* Without the file's pages, a body is the worker's to read. */
+	if (!kweb_entry_answers(req, e, rp.head)) {
+		kweb_centry_put(e);
+		return false;
+	}
+	kweb_cache_hit(c);
+	if (enc != KWEB_ENC_IDENTITY)
+		kweb_cache_hit(c);	/* the file's own entry, which led here */
 	rp.host_len = hlen;
 	kweb_reply_entry(conn, &rp, req, e, variants);
 	return true;
+}
+
+/*
+ * Fill the cache for the open file f, found at file_path and served for
+ * key in coding enc, on the way to answering req: its pages only if the
+ * answer sends them whole (kweb_fill_pages()). Not again if the key had
+ * an entry without pages already (had_meta) and would only get another
+ * such. Returns the entry if it can answer req, else NULL: the caller
+ * answers from f.
+ */
+static struct kweb_centry *kweb_reply_fill(struct kweb_conn *conn,
+					   const struct kweb_request *req,
+					   bool head, const char *key,
+					   size_t len, enum kweb_encoding enc,
+					   const char *file_path,
+					   struct kweb_file *f,
+					   const struct kweb_variants *v,
+					   bool had_meta)
+{
+	struct kweb_cache *c = &conn->srv->cache;
+	bool pages = kweb_fill_pages(req, f, head);
+	struct kweb_centry *e;
+
+	if (had_meta && !(pages && kweb_cache_fits(c, f->size)))
+		return NULL;
+	e = kweb_cache_fill(c, key, len, enc, file_path, f, v, pages);
+	if (e && !kweb_entry_answers(req, e, head)) {
+		kweb_centry_put(e);
+		e = NULL;
+	}
+	return e;
 }
 
 /*
@@ -718,17 +823,23 @@ static bool kweb_reply_variant(struct kweb_conn *conn, struct kweb_reply *rp,
 			       const struct kweb_request *req, char *path,
 			       size_t len, enum kweb_encoding enc,
 			       const struct kweb_file *base,
-			       const struct kweb_variants *v)
+			       struct kweb_variants *v)
 {
 	struct kweb_server *srv = conn->srv;
 	struct kweb_file vf = {};
 	struct kweb_centry *ve;
+	bool had_meta = false;
 	size_t flen;
 
 	ve = kweb_cache_lookup(&srv->cache, path, len, enc);
-	if (ve) {
+	if (ve && kweb_entry_answers(req, ve, rp->head)) {
+		kweb_cache_hit(&srv->cache);
 		kweb_reply_entry(conn, rp, req, ve, true);
 		return true;
+	}
+	if (ve) {
+		had_meta = true;
+		kweb_centry_put(ve);
 	}
 	kweb_stat_add(srv->stats, KWEB_STAT_CACHE_MISSES, 1);
 	flen = strlen(path);
@@ -741,7 +852,11 @@ static bool kweb_reply_variant(struct kweb_conn *conn, struct kweb_reply *rp,
 	/* The type of what was asked for, as the MIME map had it then. */
 	vf.content_type = base->content_type;
 	vf.mime_gen = base->mime_gen;
-	ve = kweb_cache_fill(&srv->cache, path, len, enc, path, &vf, v);
+	/* NAME is missing (kweb_reply_orphan()): the directory's is now. */
+	if (!v->dir_ctime.tv_sec && !v->dir_ctime.tv_nsec)
+		v->dir_ctime = kweb_file_dir_ctime(&vf);
+	ve = kweb_reply_fill(conn, req, rp->head, path, len, enc, path, &vf,
+			     v, had_meta);
 	path[flen] = '\0';
 	if (ve) {
 		kweb_file_close(&vf);
@@ -750,6 +865,53 @@ static bool kweb_reply_variant(struct kweb_conn *conn, struct kweb_reply *rp,
 	}
 	conn->resp.file = vf;
 	kweb_reply_file(conn, rp, req, enc, true);
+	return true;
+}
+
+/*
+ * The request path key (klen bytes, not a "dir/") names no file. As
+ * nginx's gzip_static and brotli_static, a NAME.br or NAME.gz beside it
+ * is served all the same to a client that accepts its coding, with
+ * NAME's Content-Type. True if answered: with that file, or with a 404
+ * that says Vary (as nginx's gzip_vary) when the request accepts none of
+ * the codings there; false if there is no such file, or the backend is
+ * to have the request: the caller goes on as for any missing file. The
+ * worker's only: no entry of NAME's own tells softirq of its siblings.
+ */
+static bool kweb_reply_orphan(struct kweb_conn *conn, struct kweb_reply *rp,
+			      const struct kweb_request *req, char *key,
+			      size_t klen)
+{
+	struct kweb_server *srv = conn->srv;
+	struct kweb_variants v = {};
+	struct kweb_file base = {};
+	enum kweb_encoding enc;
+	struct kweb_resp_hdr h;
+	u8 variants;
+
+	kweb_file_variants(srv, key, NULL, &v);
+	variants = kweb_variants_on(srv, v.mask);
+	if (!variants)
+		return false;
+	enc = kweb_request_encoding(req, variants);
+	if (enc != KWEB_ENC_IDENTITY) {
+		base.mime_gen = smp_load_acquire(&srv->cache.mime_gen);
+		rcu_read_lock();
+		base.content_type =
+			kweb_site_mime_lookup(rcu_dereference(srv->site),
+					      kweb_config(srv->net), key, klen);
+		rcu_read_unlock();
+		if (kweb_reply_variant(conn, rp, req, key, klen, enc, &base,
+				       &v))
+			return true;
+	}
+	if (kweb_backend_missing(srv))
+		return false;
+	kweb_reply_init(rp, &h, 404);
+	h.vary = true;
+	if (!kweb_reply_error_page(conn, rp, &h))
+		kweb_reply_send(conn, rp, &h, true);
+	kweb_stat_add(srv->stats, KWEB_STAT_REQ_ERROR, 1);
 	return true;
 }
 
@@ -766,6 +928,7 @@ static enum kweb_route kweb_request_serve(struct kweb_conn *conn,
 	struct kweb_resp_hdr h;
 	struct kweb_variants v = {};
 	struct kweb_centry *e;
+	bool had_meta = false;
 	enum kweb_route why;
 	size_t klen;
 	char *key;
@@ -800,6 +963,8 @@ static enum kweb_route kweb_request_serve(struct kweb_conn *conn,
 	/* Softirq may have missed only for want of send space or budget. */
 	e = kweb_cache_lookup(c, key, klen, KWEB_ENC_IDENTITY);
 	if (e) {
+		bool ok;
+
 		variants = kweb_variants_on(conn->srv, e->variants);
 		enc = kweb_request_encoding(req, variants);
 		if (enc != KWEB_ENC_IDENTITY) {
@@ -817,14 +982,23 @@ static enum kweb_route kweb_request_serve(struct kweb_conn *conn,
 				       sizeof("index.html"));
 			if (kweb_reply_variant(conn, &rp, req, key, klen, enc,
 					       &base, &v)) {
+				kweb_cache_hit(c);
 				kweb_centry_put(e);
 				return KWEB_ROUTE_SERVE;
 			}
 			/* Not servable now (chmod): look again next time. */
 			kweb_cache_flush_key(c, key, klen, KWEB_CACHE_STALE);
+			path[t.path_len] = '\0';
 		}
-		kweb_reply_entry(conn, &rp, req, e, variants);
-		return KWEB_ROUTE_SERVE;
+		ok = kweb_entry_answers(req, e, rp.head);
+		if (ok) {
+			kweb_cache_hit(c);
+			kweb_reply_entry(conn, &rp, req, e, variants);
+			return KWEB_ROUTE_SERVE;
+		}
+		/* Its validators, not its bytes: read them from the file. */
+		kweb_centry_put(e);
+		had_meta = enc == KWEB_ENC_IDENTITY;
 	}
 	kweb_stat_add(conn->srv->stats, KWEB_STAT_CACHE_MISSES, 1);
 	err = kweb_file_open(conn->srv, key, klen, f);
@@ -837,6 +1011,10 @@ static enum kweb_route kweb_request_serve(struct kweb_conn *conn,
 		kweb_reply_send(conn, &rp, &h, true);
 		return KWEB_ROUTE_SERVE;
 	}
+	/* NAME missing, NAME.gz there: nginx's gzip_static serves it. */
+	if (err == -ENOENT && path[t.path_len - 1] != '/' &&
+	    kweb_reply_orphan(conn, &rp, req, key, klen))
+		return KWEB_ROUTE_SERVE;
 	if ((err == -ENOENT || err == -ENOTDIR) &&
 	    kweb_backend_missing(conn->srv))
 		return KWEB_ROUTE_MISSING;
@@ -852,29 +1030,38 @@ static enum kweb_route kweb_request_serve(struct kweb_conn *conn,
 	}
 	/* key is now the file opened: its index.html for a "dir/". */
 	kweb_file_variants(conn->srv, key, f, &v);
-	/* Cached even when a variant is served: softirq starts from it. */
-	e = kweb_cache_fill(c, key, klen, KWEB_ENC_IDENTITY, key, f, &v);
-	if (e)
-		kweb_file_close(f);
 	variants = kweb_variants_on(conn->srv, v.mask);
 	enc = kweb_request_encoding(req, variants);
 	if (enc != KWEB_ENC_IDENTITY) {
 		struct kweb_file base = *f;
 
+		/*
+		 * Cached even when a variant is served, softirq starting
+		 * from it; without pages: nobody asked for its bytes.
+		 */
+		if (!had_meta) {
+			e = kweb_cache_fill(c, key, klen, KWEB_ENC_IDENTITY, key,
+					    f, &v, false);
+			if (e)
+				kweb_centry_put(e);
+		}
+		had_meta = true;
 		f->filp = NULL;
 		if (kweb_reply_variant(conn, &rp, req, key, klen, enc,
 				       &base, &v)) {
-			if (e)
-				kweb_centry_put(e);
 			kweb_file_close(&base);
 			return KWEB_ROUTE_SERVE;
 		}
 		*f = base;
 	}
-	if (e)
+	e = kweb_reply_fill(conn, req, rp.head, key, klen, KWEB_ENC_IDENTITY,
+			    key, f, &v, had_meta);
+	if (e) {
+		kweb_file_close(f);
 		kweb_reply_entry(conn, &rp, req, e, variants);
-	else
+	} else {
 		kweb_reply_file(conn, &rp, req, KWEB_ENC_IDENTITY, variants);
+	}
 	return KWEB_ROUTE_SERVE;
 }
 

@@ -141,6 +141,9 @@ static struct page *kweb_entry_page(const struct kweb_response *r,
 
 	*off = offset_in_page(r->pos);
 	*len = min_t(loff_t, PAGE_SIZE - *off, r->end - r->pos);
+	/* An entry without the file's pages never gets here; if it did, end. */
+	if (WARN_ON_ONCE(index >= r->entry->nr_pages))
+		return NULL;
 	return kweb_centry_page_ok(r->entry, index) ?
 	       r->entry->pages[index] : NULL;
 }

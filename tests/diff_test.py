@@ -397,6 +397,26 @@ def t_validators():
     d.report(150)
 
 
+@TESTS.test("precompressed files without the original (NAME.gz, NAME.br, "
+            "no NAME): kweb answers as gzip_static and brotli_static, "
+            "GET and HEAD, ranges and conditionals")
+def t_orphans():
+    d = Differ()
+    for target in ("/pre/gzonly.txt", "/pre/nobase.js", "/pre/gzonly.txt/"):
+        for ae in ENCODINGS:
+            aef = [] if ae is None else ["Accept-Encoding: " + ae]
+            first = d.one(target, "GET", aef)
+            d.one(target, "HEAD", aef)
+            etag = first.get("ETag") or '"x"'
+            lm = first.get("Last-Modified") or "x"
+            for more in (["If-None-Match: " + etag],
+                         ["If-Modified-Since: " + lm],
+                         ["Range: bytes=0-9"], ["Range: bytes=-5"],
+                         ["Range: bytes=0-3", "If-Range: " + etag]):
+                d.one(target, "GET", aef + more)
+    d.report(200)
+
+
 @TESTS.test("error pages: 403, 404 and 416 answered with the site's own "
             "pages, GET and HEAD, with ranges and conditionals")
 def t_error_pages():

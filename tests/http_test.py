@@ -23,6 +23,7 @@ import calendar
 import hashlib
 import json
 import os
+import random
 import re
 import socket
 import sys
@@ -555,6 +556,242 @@ add("GET /big.bin Range in the middle (2 MiB and 99 bytes)", t_big,
     [(4194304, 6291455), (5000001, 5000099)], 1, factor=3)
 add("GET /big.bin twice on one keep-alive connection", t_big, [None], 2, factor=5,
     not_light="GET /big.bin once; keep-alive reuse after other files")
+
+
+# -- what a cache miss reads (issue 33, defect 5) ---------------------------
+# A miss reads and pins a file's pages only when the answer sends the
+# whole file: HEAD, 304 and ranges are answered from the open file, and a
+# file larger than the cache is sent from its pages, a batch at a time.
+# /proc/net/kweb's pinned_bytes and cache_bytes tell; each test also shows
+# a GET of the whole file moving them, so the counters can see a fill.
+
+FILL_SIZE = 4 << 20     # cache_max_file's default: a GET caches it whole
+PAGE = 4096
+
+
+def kweb_counters():
+    """/proc/net/kweb's counters, or None where there is none."""
+    try:
+        with open("/proc/net/kweb") as f:
+            lines = [line.split() for line in f]
+    except OSError:
+        return None
+    out = {p[0]: int(p[1]) for p in lines if len(p) == 2 and p[1].isdigit()}
+    for p in lines:     # "listener ID port P ... cache_limit N ..."
+        if p[:1] == ["listener"] and p[3:4] == [str(CFG.port)]:
+            out["listener_cache_limit"] = int(p[p.index("cache_limit") + 1])
+    return out
+
+
+def fresh_file(name, size, seed, data=None):
+    """A file no request has asked for yet, under the docroot's fill/."""
+    d = os.path.join(CFG.docroot, "fill")
+    os.makedirs(d, exist_ok=True)
+    os.chmod(d, 0o755)
+    rel = "fill/%d-%s" % (os.getpid(), name)
+    path = os.path.join(CFG.docroot, rel)
+    with open(path, "wb") as f:
+        f.write(data if data is not None else
+                random.Random(seed).randbytes(size))
+    os.chmod(path, 0o644)
+    return rel
+
+
+def check_no_fill(ctx, before, what, size):
+    """Neither pinned_bytes nor cache_bytes grew by a file of size."""
+    if CFG.server != "kweb":
+        return      # another server has no /proc/net/kweb
+    after = kweb_counters()
+    if not ctx.check(before is not None and after is not None,
+                     "no /proc/net/kweb"):
+        return
+    for k in ("pinned_bytes", "cache_bytes"):
+        ctx.check(after[k] - before[k] < size,
+                  "%s: %s grew by %d: a %d-byte file was read whole" % (
+                      what, k, after[k] - before[k], size))
+
+
+def check_filled(ctx, before, what, low, high=None):
+    """pinned_bytes grew by at least low (and less than high)."""
+    if CFG.server != "kweb":
+        return
+    after = kweb_counters()
+    if not ctx.check(before is not None and after is not None,
+                     "no /proc/net/kweb"):
+        return
+    grew = after["pinned_bytes"] - before["pinned_bytes"]
+    ctx.check(grew >= low and (high is None or grew < high),
+              "%s: pinned_bytes grew by %d, want %d%s" % (
+                  what, grew, low, "" if high is None else
+                  " up to %d" % high))
+
+
+@test("fill: HEAD of an uncached 4 MiB file: its fields, nothing read into "
+      "the cache; then a GET fills it")
+def t_fill_head(ctx):
+    rel = fresh_file("head.bin", FILL_SIZE, 331)
+    f = F(rel)
+    conn = ctx.connect()
+    before = kweb_counters()
+    for _ in range(2):      # the second from what the first left
+        check_file(ctx, conn.request(req(quote(rel), "HEAD"), "HEAD"), f,
+                   "HEAD")
+    check_no_fill(ctx, before, "2 HEADs", f.size)
+    check_file(ctx, conn.request(req(quote(rel))), f)
+    check_filled(ctx, before, "GET", f.size)
+    check_conn(ctx, conn, conn.request(req(quote(rel), "HEAD"), "HEAD"),
+               "open")
+
+
+@test("fill: If-None-Match and If-Modified-Since on an uncached 4 MiB file: "
+      "304, nothing read")
+def t_fill_304(ctx):
+    rel = fresh_file("304.bin", FILL_SIZE, 332)
+    f = F(rel)
+    conn = ctx.connect()
+    before = kweb_counters()
+    check_304(ctx, conn.request(req(quote(rel), headers=[
+        "If-None-Match: " + f.etag])), f)
+    check_304(ctx, conn.request(req(quote(rel), headers=[
+        "If-Modified-Since: " + f.last_modified])), f)
+    check_no_fill(ctx, before, "304", f.size)
+    check_file(ctx, conn.request(req(quote(rel))), f)
+    check_filled(ctx, before, "GET", f.size)
+
+
+@test("fill: one-byte ranges of an uncached 4 MiB file: 206, those bytes, "
+      "nothing read but their pages")
+def t_fill_range(ctx):
+    rel = fresh_file("range.bin", FILL_SIZE, 333)
+    f = F(rel)
+    conn = ctx.connect()
+    before = kweb_counters()
+    for rng, first in (("1000000-1000000", 1000000), ("-1", f.size - 1),
+                       ("0-0", 0)):
+        check_file(ctx, conn.request(req(quote(rel), headers=[
+            "Range: bytes=" + rng])), f, rng=(first, first))
+    check_no_fill(ctx, before, "ranges", f.size)
+    check_file(ctx, conn.request(req(quote(rel))), f)
+    check_filled(ctx, before, "GET", f.size)
+
+
+@test("fill: an uncached file's .gz and .br: HEAD reads none of the three; "
+      "GET with gzip reads the .gz, not the file")
+def t_fill_pre(ctx):
+    rel = fresh_file("pre.js", FILL_SIZE, 334)
+    gz_rel = fresh_file("pre.js.gz", 2 << 20, 335)
+    br_rel = fresh_file("pre.js.br", 2 << 20, 336)
+    f, gzf, brf = F(rel), F(gz_rel), F(br_rel)
+    conn = ctx.connect()
+    before = kweb_counters()
+    for ae, want, enc in (("gzip", gzf, "gzip"), ("br", brf, "br"),
+                          ("identity", f, None)):
+        resp = conn.request(req(quote(rel), "HEAD", headers=[
+            "Accept-Encoding: " + ae]), "HEAD")
+        check_file(ctx, resp, want, "HEAD", ctype=f.ctype, enc=enc,
+                   vary=True)
+    check_no_fill(ctx, before, "HEAD of each coding", gzf.size)
+    before = kweb_counters()
+    check_file(ctx, conn.request(req(quote(rel), headers=[
+        "Accept-Encoding: gzip"])), gzf, ctype=f.ctype, enc="gzip",
+        vary=True)
+    check_filled(ctx, before, "GET with gzip", gzf.size, gzf.size + f.size)
+
+
+@test("fill: a file larger than the cache: sent exactly (sha256), "
+      "spliced, nothing pinned afterwards", factor=12,
+      not_light="the 4 MiB fill tests take the same paths")
+def t_fill_huge(ctx):
+    c = kweb_counters()
+    if not ctx.check(c and "listener_cache_limit" in c,
+                     "no cache_limit for port %d in /proc/net/kweb" %
+                     CFG.port):
+        return
+    size = c["listener_cache_limit"] + PAGE + 1
+    data = random.Random(337).randbytes(size)
+    rel = fresh_file("huge.bin", size, 0, data)
+    try:
+        conn = ctx.connect()
+        for method in ("HEAD", "GET"):
+            before = kweb_counters()
+            resp = conn.request(req(quote(rel), method), method)
+            check_common(ctx, resp, 200)
+            ctx.field(resp, "Content-Length", str(size))
+            if method == "GET":
+                ctx.eq("body sha256", hashlib.sha256(data).hexdigest(),
+                       hashlib.sha256(resp.body).hexdigest())
+            check_no_fill(ctx, before, method, size)
+        after = kweb_counters()
+        ctx.check(after["body_bytes_spliced"] -
+                  before["body_bytes_spliced"] >= size and
+                  after["body_bytes_copied"] == before["body_bytes_copied"],
+                  "spliced %d, copied %d of %d bytes" % (
+                      after["body_bytes_spliced"] -
+                      before["body_bytes_spliced"],
+                      after["body_bytes_copied"] -
+                      before["body_bytes_copied"], size))
+    finally:
+        os.unlink(os.path.join(CFG.docroot, rel))
+
+
+# -- NAME.gz without NAME (issue 33, defect 10) --------------------------------
+# nginx's gzip_static (and brotli_static) serve NAME.gz for NAME even when
+# NAME does not exist; gzip_vary marks the 404 for a client that does not
+# accept gzip.
+
+@test("precompressed: NAME.gz without NAME: gzip gets it with NAME's type; "
+      "HEAD, 304, Range and 416 on it")
+def t_orphan_gz(ctx):
+    gzf, ctype = F("pre/gzonly.txt.gz"), mime_of("pre/gzonly.txt")
+    ae = "Accept-Encoding: gzip"
+    conn = ctx.connect()
+    for _ in range(2):
+        check_file(ctx, conn.request(req("/pre/gzonly.txt", headers=[ae])),
+                   gzf, ctype=ctype, enc="gzip", vary=True)
+    check_file(ctx, conn.request(req("/pre/gzonly.txt", "HEAD",
+                                     headers=[ae]), "HEAD"),
+               gzf, "HEAD", ctype=ctype, enc="gzip", vary=True)
+    check_304(ctx, conn.request(req("/pre/gzonly.txt", headers=[
+        ae, "If-None-Match: " + gzf.etag])), gzf, vary=True)
+    check_304(ctx, conn.request(req("/pre/gzonly.txt", headers=[
+        ae, "If-Modified-Since: " + gzf.last_modified])), gzf, vary=True)
+    check_file(ctx, conn.request(req("/pre/gzonly.txt", headers=[
+        ae, "Range: bytes=0-9"])), gzf, rng=(0, 9), ctype=ctype,
+        enc="gzip", vary=True)
+    resp = conn.request(req("/pre/gzonly.txt", headers=[
+        ae, "Range: bytes=%d-" % gzf.size]))
+    check_416(ctx, resp, gzf)
+    ctx.field(resp, "Vary", "Accept-Encoding")
+    check_conn(ctx, conn, resp, "open")
+
+
+@test("precompressed: NAME.gz without NAME, gzip not accepted: 404 with "
+      "Vary; NAME.gz and NAME.br without NAME: each coding its own")
+def t_orphan_404(ctx):
+    conn = ctx.connect()
+    for method in ("GET", "HEAD"):
+        for fields in ([], ["Accept-Encoding: br"],
+                       ["Accept-Encoding: gzip;q=0"]):
+            resp = conn.request(req("/pre/gzonly.txt", method,
+                                    headers=fields), method)
+            check_error(ctx, resp, 404, method)
+            ctx.field(resp, "Vary", "Accept-Encoding")
+    # "dir/" is never NAME: as nginx, no NAME.gz is looked for.
+    resp = conn.request(req("/pre/gzonly.txt/", headers=[
+        "Accept-Encoding: gzip"]))
+    check_error(ctx, resp, 404)
+    ctx.field(resp, "Vary", None)
+    ctype = mime_of("pre/nobase.js")
+    for ae, sfx in (("gzip", ".gz"), ("br", ".br"), ("gzip, br", ".br"),
+                    ("br;q=0, gzip", ".gz")):
+        resp = conn.request(req("/pre/nobase.js", headers=[
+            "Accept-Encoding: " + ae]))
+        check_file(ctx, resp, F("pre/nobase.js" + sfx), ctype=ctype,
+                   enc=ENC_OF[sfx], vary=True)
+    resp = conn.request(req("/pre/nobase.js"))
+    check_error(ctx, resp, 404)
+    ctx.field(resp, "Vary", "Accept-Encoding")
+    check_conn(ctx, conn, resp, "open")
 
 
 # -- connection handling -----------------------------------------------------

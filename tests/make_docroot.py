@@ -142,6 +142,9 @@ PRECOMPRESSED = [
     ("pre/dirvar.js", PRE_PRIV), ("pre/dirvar.js.gz/file", PRE_PRIV),
     # Compressed files asked for by their own names: no coding, their type.
     ("pre/plain.txt.gz", gz(SMALL)),
+    # NAME.gz (and NAME.br) without NAME: served for NAME all the same.
+    ("pre/gzonly.txt.gz", gz(PRE_CSS)),
+    ("pre/nobase.js.gz", gz(PRE_PRIV)), ("pre/nobase.js.br", br(PRE_PRIV)),
 ]
 FILES += PRECOMPRESSED
 PRIVATE.update({"pre/priv.js.gz": 0o600, "pre/priv.js.br": 0o600})
