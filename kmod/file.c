@@ -82,8 +82,18 @@ static int kweb_lookup(struct kweb_server *srv, const char *rel,
 				      rel, KWEB_LOOKUP | LOOKUP_NO_SYMLINKS,
 				      path);
 		if (err == -ELOOP) {
+			int tries = 3;
+
 			*via_symlink = true;
-			err = kweb_lookup_symlinks(srv, rel, host_len, path);
+			/*
+			 * A rename or mount anywhere while a ".." is walked
+			 * makes a lookup beneath a root give up (-EAGAIN),
+			 * as openat2(2)'s RESOLVE_BENEATH: try again.
+			 */
+			do
+				err = kweb_lookup_symlinks(srv, rel, host_len,
+							   path);
+			while (err == -EAGAIN && --tries);
 		}
 		if (err)
 			return err;
