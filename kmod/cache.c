@@ -87,6 +87,7 @@ static void kweb_centry_free_work(struct work_struct *work)
 		put_page(e->pages[i]);
 	atomic_long_sub(kweb_centry_pinned(e), &kweb_cache_pinned);
 	kvfree(e->pages);
+	kfree(e->dir_stamps);
 	if (e->data_inode)
 		iput(e->data_inode);
 	if (e->inode)
@@ -345,7 +346,7 @@ struct kweb_centry *kweb_cache_fill(struct kweb_cache *c, const char *key,
 	e->rel_len = rel_len;
 
 	if ((nr && (kweb_centry_read(e, f) || e->nr_pages != nr)) ||
-	    !kweb_centry_valid(c, e))
+	    kweb_centry_stamp(c, e, f->filp) || !kweb_centry_valid(c, e))
 		goto drop;
 	kweb_cache_insert(c, e);
 	return e;

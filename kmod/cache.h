@@ -37,6 +37,9 @@ struct kweb_centry {
 	loff_t size;
 	struct timespec64 ctime;
 	unsigned int rename_seq;	/* rename_lock when path last checked */
+	/* The directories from the file's up to the docroot: their ctimes. */
+	struct timespec64 *dir_stamps;
+	unsigned int nr_dirs;
 	const char *rel;		/* the file below the docroot: "d/f" */
 	u32 rel_len;
 
@@ -87,6 +90,7 @@ enum kweb_cache_drop {
 	KWEB_CACHE_FLUSH,	/* kwebctl cache flush, settings, a stop */
 };
 
+struct file;
 struct kweb_file;
 struct kweb_stats;
 
@@ -118,6 +122,8 @@ static inline bool kweb_centry_has_body(const struct kweb_centry *e)
 bool kweb_page_in(const struct address_space *mapping, struct page *page,
 		  pgoff_t index);
 bool kweb_centry_valid(const struct kweb_cache *c, struct kweb_centry *e);
+int kweb_centry_stamp(const struct kweb_cache *c, struct kweb_centry *e,
+		      const struct file *filp);
 bool kweb_centry_page_ok(const struct kweb_centry *e, pgoff_t index);
 unsigned int kweb_cache_flush(struct kweb_cache *c);
 unsigned int kweb_cache_flush_key(struct kweb_cache *c, const char *key,

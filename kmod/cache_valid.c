@@ -23,20 +23,36 @@
  * file has (NAME.br, NAME.gz); a file created in or removed from the
  * directory moves the directory's ctime, and the entry goes.
  *
+ * The way there: whether kweb's identity may reach the file depends on
+ * every directory from the file's up to the docroot (search permission,
+ * from mode, owner, ACL or security label) and on what is mounted on
+ * them. A change of any of those moves the directory's ctime (chmod,
+ * chown, setfacl and setxattr all do), so the entry keeps each
+ * directory's ctime, taken at fill under the directory's lock together
+ * with a fresh permission check; a hit walks d_parent up to the docroot
+ * comparing them, a few cache lines a level, with no lock and no lookup.
+ * A mount shows as d_mountpoint(): an entry whose file or directories
+ * (the docroot apart) are mount points, in any mount namespace, is not
+ * kept. The cost: a file created or removed in any of those directories
+ * drops the entries below it too, until they are filled again.
+ *
  * The path: a rename anywhere moves rename_lock's sequence. The entry
  * keeps the sequence its path was last checked at; when it moved, the
  * path is checked again, walking from the dentry up to the docroot and
  * comparing each name with the path's, and the new sequence is kept, so
  * only entries a rename touched are dropped.
  */
+#include <linux/cred.h>
 #include <linux/dcache.h>
 #include <linux/fs.h>
 #include <linux/mm.h>
 #include <linux/rcupdate.h>
 #include <linux/seqlock.h>
+#include <linux/slab.h>
 #include <linux/string.h>
 
 #include "cache.h"
+#include "compat.h"
 
 /* page is the page-cache page of mapping at index. */
 bool kweb_page_in(const struct address_space *mapping, struct page *page,
@@ -58,22 +74,39 @@ static bool kweb_centry_unchanged(const struct kweb_centry *e)
 }
 
 /*
- * No file came or went in the file's directory since its precompressed
- * siblings were looked for (a new NAME.gz is served at once). The parent
- * is read under RCU: a rename may be moving the dentry meanwhile.
+ * Nothing that decides the way to the file changed: the file is no mount
+ * point, and each directory from the file's up to the docroot still has
+ * the ctime the entry was filled with (the file's own also that of when
+ * its precompressed siblings were looked for, so that a new NAME.gz is
+ * served at once), and is no mount point. Read under RCU: a rename may
+ * be moving a dentry meanwhile, and then the answer is one the caller's
+ * rename check overrides.
  */
-static bool kweb_centry_dir_unchanged(const struct kweb_centry *e)
+static bool kweb_centry_dirs_unchanged(const struct kweb_cache *c,
+				       const struct kweb_centry *e)
 {
+	struct dentry *d = e->path.dentry;
 	struct timespec64 ctime;
 	struct inode *dir;
-	bool ok;
+	unsigned int i;
+	bool ok = e->nr_dirs && !d_mountpoint(d);
 
 	rcu_read_lock();
-	dir = READ_ONCE(READ_ONCE(e->path.dentry->d_parent)->d_inode);
-	ok = dir;
-	if (ok) {
+	for (i = 0; ok && i < e->nr_dirs; i++) {
+		d = READ_ONCE(d->d_parent);
+		dir = READ_ONCE(d->d_inode);
+		if (!dir) {
+			ok = false;
+			break;
+		}
 		ctime = inode_get_ctime(dir);
-		ok = timespec64_equal(&ctime, &e->dir_ctime);
+		ok = timespec64_equal(&ctime, &e->dir_stamps[i]) &&
+		     (i || timespec64_equal(&ctime, &e->dir_ctime));
+		/* A mount on the docroot itself is not in kweb's way. */
+		if (i + 1 < e->nr_dirs)
+			ok = ok && !d_mountpoint(d);
+		else
+			ok = ok && d == c->root.dentry;
 	}
 	rcu_read_unlock();
 	return ok;
@@ -129,7 +162,7 @@ bool kweb_centry_valid(const struct kweb_cache *c, struct kweb_centry *e)
 
 	if (d_unhashed(d) || READ_ONCE(d->d_inode) != e->inode ||
 	    !kweb_centry_unchanged(e) || d_real_inode(d) != e->data_inode ||
-	    !kweb_centry_dir_unchanged(e))
+	    !kweb_centry_dirs_unchanged(c, e))
 		return false;
 	if (e->nr_pages && !kweb_centry_page_ok(e, e->nr_pages - 1))
 		return false;
@@ -147,4 +180,80 @@ bool kweb_centry_valid(const struct kweb_cache *c, struct kweb_centry *e)
 		return false;
 	WRITE_ONCE(e->rename_seq, seq);
 	return true;
+}
+
+/*
+ * d's ctime, into *ctime, if the current identity may search d: the two
+ * read under d's lock, which chmod, chown and setfacl take, so a change
+ * after the check moves the ctime kept. Without it, a chmod racing the
+ * fill could leave an entry whose ctime is the new one and whose check
+ * saw the old mode (setattr_copy() sets the ctime first).
+ */
+static int kweb_dir_stamp(struct vfsmount *mnt, struct dentry *d,
+			  struct timespec64 *ctime)
+{
+	struct inode *dir = d_inode(d);
+	int err;
+
+	inode_lock_shared(dir);
+	*ctime = inode_get_ctime(dir);
+	err = kweb_may_search(mnt, dir);
+	inode_unlock_shared(dir);
+	return err;
+}
+
+/*
+ * Fill time, process context: note the ctime of each directory from the
+ * file's up to the docroot into e, checking again that the identity
+ * filp was opened as may search each (the lookup did, but a chmod since
+ * may have moved a ctime that the entry would otherwise take as its
+ * own), and the file's own ctime and read permission under its lock.
+ * Returns 0, or an error when the entry must not be kept: a mount point
+ * on the way, a path that changed, or a permission now refused.
+ */
+int kweb_centry_stamp(const struct kweb_cache *c, struct kweb_centry *e,
+		      const struct file *filp)
+{
+	struct vfsmount *mnt = c->root.mnt;
+	struct dentry *d = e->path.dentry;
+	struct inode *inode = d_inode(d);
+	unsigned int n = 1, i;
+	const struct cred *old;
+	struct timespec64 ctime;
+	int err;
+
+	for (i = 0; i < e->rel_len; i++)
+		n += e->rel[i] == '/';
+	e->dir_stamps = kmalloc_array(n, sizeof(*e->dir_stamps), GFP_KERNEL);
+	if (!e->dir_stamps)
+		return -ENOMEM;
+	if (e->path.mnt != mnt || d_mountpoint(d))
+		return -EBUSY;
+
+	old = override_creds(filp->f_cred);
+	inode_lock_shared(inode);
+	ctime = inode_get_ctime(inode);
+	err = timespec64_equal(&ctime, &e->ctime) ?
+	      kweb_may_open_read(&e->path) : -ESTALE;
+	inode_unlock_shared(inode);
+
+	d = dget(d);
+	for (i = 0; !err && i < n; i++) {
+		struct dentry *parent = dget_parent(d);
+
+		dput(d);
+		d = parent;
+		if (i + 1 < n && (d == c->root.dentry || d_mountpoint(d)))
+			err = -EBUSY;
+		else
+			err = kweb_dir_stamp(mnt, d, &e->dir_stamps[i]);
+	}
+	if (!err && d != c->root.dentry)
+		err = -ESTALE;
+	dput(d);
+	revert_creds(old);
+	/* Only now: a hit walks as many levels as this says. */
+	if (!err)
+		e->nr_dirs = n;
+	return err;
 }

@@ -98,6 +98,16 @@ static inline int kweb_may_open_read(const struct path *p)
 #endif
 }
 
+/* May the current identity search dir, a directory on mnt? */
+static inline int kweb_may_search(struct vfsmount *mnt, struct inode *dir)
+{
+#ifdef KWEB_HAVE_MNT_IDMAP
+	return inode_permission(mnt_idmap(mnt), dir, MAY_EXEC);
+#else
+	return inode_permission(mnt_user_ns(mnt), dir, MAY_EXEC);
+#endif
+}
+
 /*
  * Exported all along, but declared in a public header only since 6.2; the
  * declaration is identical, so repeating it is harmless on 6.12.

@@ -25,24 +25,74 @@
  */
 #define KWEB_LOOKUP (LOOKUP_FOLLOW | LOOKUP_BENEATH | LOOKUP_NO_MAGICLINKS)
 
+/*
+ * With virtual hosts, a path through a symlink is looked up beneath its
+ * host's directory: host_len bytes of rel ("HOST/...", host_len 0
+ * without) name it, and a symlink may lead anywhere inside it, never out
+ * (-EXDEV), so one host's files cannot link another's. The host
+ * directory itself may be a symlink to another inside the docroot (one
+ * host's several names); the rest is beneath where it leads.
+ */
+static int kweb_lookup_symlinks(struct kweb_server *srv, const char *rel,
+				size_t host_len, struct path *path)
+{
+	char host[KWEB_HOST_MAX + 1];
+	const char *rest = rel + host_len;
+	struct path hp;
+	int err;
+
+	if (!host_len)
+		return vfs_path_lookup(srv->docroot.dentry, srv->docroot.mnt,
+				       rel, KWEB_LOOKUP, path);
+	if (host_len > KWEB_HOST_MAX)
+		return -ENAMETOOLONG;
+	memcpy(host, rel, host_len);
+	host[host_len] = '\0';
+	err = vfs_path_lookup(srv->docroot.dentry, srv->docroot.mnt, host,
+			      KWEB_LOOKUP, &hp);
+	if (err)
+		return err;
+	if (*rest == '/')
+		rest++;
+	if (*rest) {
+		err = vfs_path_lookup(hp.dentry, hp.mnt, rest, KWEB_LOOKUP,
+				      path);
+		path_put(&hp);
+	} else {
+		*path = hp;
+	}
+	return err;
+}
+
+/* host_len: that of rel's host directory, see kweb_lookup_symlinks(). */
 static int kweb_lookup(struct kweb_server *srv, const char *rel,
-		       struct path *path, struct kstat *st, bool *via_symlink)
+		       size_t host_len, struct path *path, struct kstat *st,
+		       bool *via_symlink)
 {
 	int err;
 
 	if (*rel) {
 		/*
 		 * Symlink-free paths first: only those may be cached, since
-		 * the cache cannot see a symlink being changed.
+		 * the cache cannot see a symlink being changed. Normalized,
+		 * such a path cannot leave a host's directory either.
 		 */
 		err = vfs_path_lookup(srv->docroot.dentry, srv->docroot.mnt,
 				      rel, KWEB_LOOKUP | LOOKUP_NO_SYMLINKS,
 				      path);
 		if (err == -ELOOP) {
+			int tries = 3;
+
 			*via_symlink = true;
-			err = vfs_path_lookup(srv->docroot.dentry,
-					      srv->docroot.mnt, rel,
-					      KWEB_LOOKUP, path);
+			/*
+			 * A rename or mount anywhere while a ".." is walked
+			 * makes a lookup beneath a root give up (-EAGAIN),
+			 * as openat2(2)'s RESOLVE_BENEATH: try again.
+			 */
+			do
+				err = kweb_lookup_symlinks(srv, rel, host_len,
+							   path);
+			while (err == -EAGAIN && --tries);
 		}
 		if (err)
 			return err;
@@ -58,29 +108,33 @@ static int kweb_lookup(struct kweb_server *srv, const char *rel,
 
 /*
  * path is a normalized request path ("/..."), len its length, in a buffer
- * with room for "index.html" after it. A path ending in '/' names a
- * directory and serves its index.html, which is then appended to path. Returns 0 with f filled in,
+ * with room for "index.html" after it; with virtual hosts, its first
+ * host_len bytes are "/HOST" (else host_len is 0). A path ending in '/'
+ * names a directory and serves its index.html, which is then appended to
+ * path. Returns 0 with f filled in,
  * -EISDIR for a directory named without the trailing slash, -EACCES for
  * what exists but may not be served, or the lookup's error.
  */
 static int kweb_file_open_as(struct kweb_server *srv, char *path,
-			     size_t len, struct kweb_file *f)
+			     size_t len, size_t host_len, struct kweb_file *f)
 {
 	const char *rel = path + 1;	/* relative to the docroot */
+	size_t hlen = host_len ? host_len - 1 : 0;	/* in rel */
 	struct path p;
 	struct kstat st;
 	struct file *filp;
 	int err;
 
 	f->via_symlink = false;
+	f->host_len = host_len;
 	f->rename_seq = raw_read_seqcount(&rename_lock.seqcount);
 	/* "dir/" fails with -ENOTDIR when dir is not a directory. */
-	err = kweb_lookup(srv, rel, &p, &st, &f->via_symlink);
+	err = kweb_lookup(srv, rel, hlen, &p, &st, &f->via_symlink);
 	if (!err && path[len - 1] == '/') {
 		path_put(&p);
 		/* path now names the file served, for its MIME type. */
 		memcpy(path + len, "index.html", sizeof("index.html"));
-		err = kweb_lookup(srv, rel, &p, &st, &f->via_symlink);
+		err = kweb_lookup(srv, rel, hlen, &p, &st, &f->via_symlink);
 		/* No index: listing directories is not kweb's business. */
 		if (err == -ENOENT)
 			return -EACCES;
@@ -129,14 +183,14 @@ out:
 
 /* As srv's identity: its user and group, no capabilities (identity.c). */
 int kweb_file_open(struct kweb_server *srv, char *path, size_t len,
-		   struct kweb_file *f)
+		   size_t host_len, struct kweb_file *f)
 {
 	const struct cred *cred, *old;
 	int err;
 
 	cred = kweb_ident_get(&srv->ident);
 	old = override_creds(cred);
-	err = kweb_file_open_as(srv, path, len, f);
+	err = kweb_file_open_as(srv, path, len, host_len, f);
 	revert_creds(old);
 	put_cred(cred);
 	return err;
@@ -157,7 +211,7 @@ int kweb_file_dir(struct kweb_server *srv, const char *path)
 
 	cred = kweb_ident_get(&srv->ident);
 	old = override_creds(cred);
-	err = kweb_lookup(srv, path + 1, &p, &st, &via_symlink);
+	err = kweb_lookup(srv, path + 1, 0, &p, &st, &via_symlink);
 	revert_creds(old);
 	put_cred(cred);
 	if (err)
@@ -206,7 +260,9 @@ void kweb_file_variants(struct kweb_server *srv, char *path,
 
 		strscpy(path + len, kweb_encoding_suffix(enc),
 			KWEB_ENC_SUFFIX_MAX + 1);
-		if (kweb_lookup(srv, path + 1, &p, &st, &via_symlink))
+		if (kweb_lookup(srv, path + 1,
+				f->host_len ? f->host_len - 1 : 0, &p, &st,
+				&via_symlink))
 			continue;
 		if (S_ISREG(st.mode) && !kweb_may_open_read(&p))
 			variants |= KWEB_ENC_BIT(enc);

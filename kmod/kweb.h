@@ -238,6 +238,7 @@ struct kweb_file {
 	struct timespec64 ctime;
 	unsigned int rename_seq;	/* rename_lock, sampled before lookup */
 	bool via_symlink;		/* the lookup followed a symlink */
+	u16 host_len;			/* of "/HOST" before the path, or 0 */
 	const char *content_type;
 	u32 mime_gen;			/* its cache's mime_gen before it */
 };
@@ -453,7 +454,7 @@ void kweb_ident_exit(struct kweb_ident *id);
 
 /* file.c */
 int kweb_file_open(struct kweb_server *srv, char *path, size_t len,
-		   struct kweb_file *f);
+		   size_t host_len, struct kweb_file *f);
 int kweb_file_dir(struct kweb_server *srv, const char *path);
 void kweb_file_variants(struct kweb_server *srv, char *path,
 			const struct kweb_file *f, struct kweb_variants *v);

@@ -227,7 +227,7 @@ static bool kweb_reply_error_page(struct kweb_conn *conn,
 		kweb_cache_hit(&srv->cache);
 	if (len && !e) {
 		kweb_stat_add(srv->stats, KWEB_STAT_CACHE_MISSES, 1);
-		if (kweb_file_open(srv, page, len, &f)) {
+		if (kweb_file_open(srv, page, len, rp->host_len, &f)) {
 			kfree(page);
 			return false;
 		}
@@ -845,7 +845,7 @@ static bool kweb_reply_variant(struct kweb_conn *conn, struct kweb_reply *rp,
 	flen = strlen(path);
 	strscpy(path + flen, kweb_encoding_suffix(enc),
 		KWEB_ENC_SUFFIX_MAX + 1);
-	if (kweb_file_open(srv, path, strlen(path), &vf)) {
+	if (kweb_file_open(srv, path, strlen(path), rp->host_len, &vf)) {
 		path[flen] = '\0';
 		return false;
 	}
@@ -1001,7 +1001,7 @@ static enum kweb_route kweb_request_serve(struct kweb_conn *conn,
 		had_meta = enc == KWEB_ENC_IDENTITY;
 	}
 	kweb_stat_add(conn->srv->stats, KWEB_STAT_CACHE_MISSES, 1);
-	err = kweb_file_open(conn->srv, key, klen, f);
+	err = kweb_file_open(conn->srv, key, klen, rp.host_len, f);
 	if (err == -EISDIR) {
 		kweb_reply_init(&rp, &h, 301);
 		h.location.p = path;

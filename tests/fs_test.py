@@ -286,6 +286,29 @@ def main():
         check(c1 == c0, "never managed a rewrite within one tick")
         expect("/rewrite.txt", NEW, "text/plain")
 
+    # Permissions follow the filesystem, cached or not: the cached
+    # dir/index.html gets what an uncached file would once its directory,
+    # or the docroot two levels up, is 0700 (403), and 200 again once it
+    # is 0755.
+    @suite.test(name("cached file, chmod 700 on its directory, then on the "
+                     "docroot: 403, chmod 755: 200"))
+    def _():
+        for d in (os.path.join(top, "dir"), top):
+            for _ in range(2):
+                expect("/dir/", INDEX, "text/html")
+            before = counters()["cache_hits"]
+            expect("/dir/", INDEX, "text/html")
+            check(counters()["cache_hits"] - before == 1,
+                  "the third GET /dir/ was no cache hit")
+            os.chmod(d, 0o700)
+            try:
+                r = get("/dir/")
+                check(r.code == 403, "after chmod 700 %s: status %d, not 403"
+                      % (d, r.code))
+            finally:
+                os.chmod(d, 0o755)
+            expect("/dir/", INDEX, "text/html")
+
     @suite.test(name("file truncated while sent: short body, then EOF"))
     def _():
         path = os.path.join(top, "huge.bin")

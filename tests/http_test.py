@@ -25,7 +25,9 @@ import json
 import os
 import random
 import re
+import shutil
 import socket
+import subprocess
 import sys
 import threading
 import time
@@ -1522,6 +1524,374 @@ def t_families(ctx):
             ctx.check(False, "connect to %s port %d: %s" % (host, CFG.port, e))
             continue
         check_file(ctx, conn.request(req("/small.txt")), F("small.txt"))
+
+
+
+# -- permissions and mounts on the way to a cached file ----------------------
+# A cached file follows the directories on its path (docs/behaviour.md,
+# "Paths"): chmod, chown, setfacl or a mount on any of them takes effect
+# at the next request, as for a file never served. Each test serves a
+# file twice (the second from the cache: cache_hits moves), changes a
+# directory, and expects what an uncached sibling gets.
+
+PROC = "/proc/net/kweb"
+
+
+def _cache_hits():
+    with open(PROC) as f:
+        for line in f:
+            p = line.split()
+            if len(p) == 2 and p[0] == "cache_hits":
+                return int(p[1])
+    return 0
+
+
+def _get(ctx, target, port=None, host=None):
+    """One request on a connection of its own: (status, body)."""
+    c = Connection(CFG.host, port or CFG.port, ctx.deadline, ctx.saw)
+    ctx.conns.append(c)
+    h = ["Host: " + host] if host else []
+    r = c.request(req(target, host=host is None, headers=h))
+    return r.code, r.body
+
+
+def _perm_tree(name):
+    """docroot/NAME/sub/{a,b}.html, dirs 0755 and files 0644 of root's."""
+    top = os.path.join(CFG.docroot, name)
+    _perm_rm(top)
+    os.makedirs(os.path.join(top, "sub"))
+    for f in ("a.html", "b.html"):
+        path = os.path.join(top, "sub", f)
+        with open(path, "wb") as fh:
+            fh.write(("%s/sub/%s\n" % (name, f)).encode())
+        os.chmod(path, 0o644)
+    os.chmod(top, 0o755)
+    os.chmod(os.path.join(top, "sub"), 0o755)
+    return top
+
+
+def _perm_rm(top):
+    subprocess.run(["umount", "-R", os.path.join(top, "sub")],
+                   capture_output=True)
+    if os.path.isdir(top):
+        for d, _, _ in os.walk(top):
+            os.chmod(d, 0o755)
+    subprocess.run(["rm", "-rf", top], capture_output=True)
+
+
+def _cached(ctx, name):
+    """GET /NAME/sub/a.html twice: 200 both times, the second a hit."""
+    want = ("%s/sub/a.html\n" % name).encode()
+    for i in (0, 1):
+        hits = _cache_hits()
+        code, body = _get(ctx, "/%s/sub/a.html" % name)
+        if not ctx.check(code == 200 and body == want,
+                         "before: %d %r" % (code, body[:60])):
+            return False
+    return ctx.check(_cache_hits() > hits, "second GET was no cache hit")
+
+
+def _expect(ctx, name, code, what, rel="a.html", body=None):
+    got, data = _get(ctx, "/%s/sub/%s" % (name, rel))
+    ctx.check(got == code and (body is None or data == body),
+              "%s: /%s/sub/%s gave %d %r, expected %d %r" % (
+                  what, name, rel, got, data[:40], code, body))
+
+
+def t_perm(ctx, change, undo):
+    """change(top) makes NAME or NAME/sub unsearchable by the identity: the cached a.html and the uncached b.html give 403; undo
+    (top) gives both back."""
+    name = "perm-%s-%d" % (change.__name__.strip("_"), os.getpid())
+    top = _perm_tree(name)
+    try:
+        if not _cached(ctx, name):
+            return
+        change(top)
+        _expect(ctx, name, 403, "uncached sibling", "b.html")
+        _expect(ctx, name, 403, "cached file")
+        undo(top)
+        _expect(ctx, name, 200, "after undo",
+                body=("%s/sub/a.html\n" % name).encode())
+    finally:
+        _perm_rm(top)
+
+
+def _chmod700(top):
+    os.chmod(top, 0o700)
+
+
+def _chmod755(top):
+    os.chmod(top, 0o755)
+
+
+def _chmod_sub700(top):
+    os.chmod(os.path.join(top, "sub"), 0o700)
+
+
+def _chmod_sub755(top):
+    os.chmod(os.path.join(top, "sub"), 0o755)
+
+
+def _chown_other(top):
+    # 0750, group the identity's: searchable; then root's group: not.
+    os.chown(top, 0, 0)
+
+
+def _chown_ident(top):
+    os.chown(top, 0, CFG.identity[1])
+
+
+def _setfacl_deny(top):
+    subprocess.run(["setfacl", "-m", "u:%d:-" % CFG.identity[0], top],
+                   check=True, capture_output=True)
+
+
+def _setfacl_undo(top):
+    subprocess.run(["setfacl", "-b", top], check=True, capture_output=True)
+
+
+def t_perm_chown(ctx):
+    name = "perm-chown-%d" % os.getpid()
+    top = _perm_tree(name)
+    try:
+        if CFG.identity[1] == 0:
+            return
+        _chown_ident(top)
+        os.chmod(top, 0o750)
+        if not _cached(ctx, name):
+            return
+        _chown_other(top)
+        _expect(ctx, name, 403, "uncached sibling", "b.html")
+        _expect(ctx, name, 403, "cached file")
+        _chown_ident(top)
+        _expect(ctx, name, 200, "after chown back")
+    finally:
+        _perm_rm(top)
+
+
+def t_perm_acl(ctx):
+    if not shutil.which("setfacl"):
+        print("# setfacl not installed (package acl): ACL case skipped")
+        return
+    t_perm(ctx, _setfacl_deny, _setfacl_undo)
+
+
+def t_perm_mount(ctx):
+    """A tmpfs mounted over NAME/sub hides a.html: 404 as for any file the
+    new view lacks; a file there is served; unmounted, a.html again."""
+    name = "perm-mount-%d" % os.getpid()
+    top = _perm_tree(name)
+    sub = os.path.join(top, "sub")
+    try:
+        if not _cached(ctx, name):
+            return
+        r = subprocess.run(["mount", "-t", "tmpfs", "-o", "mode=0755",
+                            "kweb-perm", sub], capture_output=True, text=True)
+        if not ctx.check(r.returncode == 0, "mount: %s" % r.stderr):
+            return
+        with open(os.path.join(sub, "b.html"), "wb") as fh:
+            fh.write(b"mounted b\n")
+        os.chmod(os.path.join(sub, "b.html"), 0o644)
+        _expect(ctx, name, 404, "cached file under a mount")
+        _expect(ctx, name, 200, "a file of the mount", "b.html",
+                b"mounted b\n")
+        subprocess.run(["umount", sub], check=True, capture_output=True)
+        _expect(ctx, name, 200, "after umount",
+                body=("%s/sub/a.html\n" % name).encode())
+    finally:
+        _perm_rm(top)
+
+
+def t_perm_file_mount(ctx):
+    """A file bind-mounted over the cached file is what is served."""
+    name = "perm-fmount-%d" % os.getpid()
+    top = _perm_tree(name)
+    a = os.path.join(top, "sub", "a.html")
+    b = os.path.join(top, "sub", "b.html")
+    try:
+        if not _cached(ctx, name):
+            return
+        r = subprocess.run(["mount", "--bind", b, a], capture_output=True,
+                           text=True)
+        if not ctx.check(r.returncode == 0, "mount --bind: %s" % r.stderr):
+            return
+        try:
+            _expect(ctx, name, 200, "file mounted over", "a.html",
+                    ("%s/sub/b.html\n" % name).encode())
+        finally:
+            subprocess.run(["umount", a], capture_output=True)
+        _expect(ctx, name, 200, "after umount",
+                body=("%s/sub/a.html\n" % name).encode())
+    finally:
+        _perm_rm(top)
+
+
+def t_perm_file_chmod(ctx):
+    name = "perm-fchmod-%d" % os.getpid()
+    top = _perm_tree(name)
+    a = os.path.join(top, "sub", "a.html")
+    try:
+        if not _cached(ctx, name):
+            return
+        os.chmod(a, 0)
+        _expect(ctx, name, 403, "cached file chmod 000")
+        os.chmod(a, 0o644)
+        _expect(ctx, name, 200, "after chmod 644")
+    finally:
+        _perm_rm(top)
+
+
+add("perm: cached file, chmod 700 on a directory two up -> 403, back -> 200",
+    t_perm, _chmod700, _chmod755)
+add("perm: cached file, chmod 700 on its own directory -> 403, back -> 200",
+    t_perm, _chmod_sub700, _chmod_sub755)
+add("perm: cached file, chown of a 0750 directory away from the identity's "
+    "group -> 403, back -> 200", t_perm_chown)
+add("perm: cached file, setfacl u:IDENTITY:- on a directory -> 403, "
+    "setfacl -b -> 200", t_perm_acl)
+add("perm: cached file, tmpfs mounted over its directory -> 404, the "
+    "mount's file 200, umount -> 200", t_perm_mount)
+add("perm: cached file, another file bind-mounted over it is served, "
+    "umount -> 200", t_perm_file_mount)
+add("perm: cached file, chmod 000 on the file -> 403, back -> 200",
+    t_perm_file_chmod)
+
+
+
+# -- virtual hosts: symlinks stay in their host's directory ------------------
+# A listener with vhosts on, added with kwebctl (userctl/kwebctl, or
+# $KWEB_KWEBCTL; without it these are skipped), on a docroot of its own:
+# a symlink may lead anywhere inside its host's directory, never out of
+# it (403, as nginx's disable_symlinks refusing a link). A listener
+# without vhosts on the same docroot follows it as before. Taking a
+# host's directory away (chmod 700) takes its cached files away too.
+
+VH_PORT = 8062          # the vhosts listener's
+VH_PLAIN_PORT = 8063    # the same docroot without vhosts
+
+
+def _kwebctl():
+    path = os.environ.get("KWEB_KWEBCTL") or os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), "..", "userctl", "kwebctl")
+    return path if os.access(path, os.X_OK) else None
+
+
+def _vh_tree(root):
+    files = {
+        "a.example/index.html": b"a\n",
+        "a.example/own/x.txt": b"a own\n",
+        "b.example/index.html": b"b\n",
+        "b.example/secret.txt": b"b secret\n",
+        "default/index.html": b"default\n",
+        "top.txt": b"docroot top\n",
+    }
+    links = {
+        "a.example/link-own": "own/x.txt",
+        "a.example/link-dir": "own",
+        "a.example/link-b": "../b.example/secret.txt",
+        "a.example/dir-b": "../b.example",
+        "a.example/link-top": "../top.txt",
+        "default/link-a": "../a.example/index.html",
+        "alias.example": "a.example",
+    }
+    shutil.rmtree(root, ignore_errors=True)
+    for rel, data in files.items():
+        path = os.path.join(root, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "wb") as fh:
+            fh.write(data)
+        os.chmod(path, 0o644)
+    for rel, target in links.items():
+        os.symlink(target, os.path.join(root, rel))
+    for d, _, _ in os.walk(root):
+        os.chmod(d, 0o755)
+
+
+def _listener(kwebctl, port, root, *extra):
+    r = subprocess.run([kwebctl, "-j", "listener", "add", "port", str(port),
+                        "docroot", root] + list(extra),
+                       capture_output=True, text=True, timeout=30)
+    if r.returncode:
+        raise ProtocolError("kwebctl listener add: %s" % r.stderr.strip())
+    return str(json.loads(r.stdout)[0]["id"])
+
+
+def _listener_del(kwebctl, lid):
+    subprocess.run([kwebctl, "listener", "del", lid], capture_output=True,
+                   timeout=30)
+
+
+def _vh_run(ctx, body):
+    kwebctl = _kwebctl()
+    if not kwebctl:
+        print("# no kwebctl (make kwebctl, or KWEB_KWEBCTL): skipped")
+        return
+    root = os.path.join(os.path.dirname(CFG.docroot),
+                        "vh-perm-%d" % os.getpid())
+    _vh_tree(root)
+    lids = []
+    try:
+        lids.append(_listener(kwebctl, VH_PORT, root, "vhosts", "yes"))
+        lids.append(_listener(kwebctl, VH_PLAIN_PORT, root))
+        body(ctx, root)
+    finally:
+        for lid in lids:
+            _listener_del(kwebctl, lid)
+        for d, _, _ in os.walk(root):
+            os.chmod(d, 0o755)
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def _vh_expect(ctx, host, target, code, body=None, port=VH_PORT):
+    got, data = _get(ctx, target, port, host)
+    ctx.check(got == code and (body is None or data == body),
+              "port %d Host %s %s: %d %r, expected %d %r" % (
+                  port, host, target, got, data[:40], code, body))
+
+
+def _vh_symlinks(ctx, root):
+    for host, target, code, body in (
+            ("a.example", "/link-own", 200, b"a own\n"),
+            ("a.example", "/link-dir/x.txt", 200, b"a own\n"),
+            ("a.example", "/link-b", 403, None),
+            ("a.example", "/dir-b/secret.txt", 403, None),
+            ("a.example", "/link-top", 403, None),
+            ("other.example", "/link-a", 403, None),
+            ("alias.example", "/own/x.txt", 200, b"a own\n"),
+            ("alias.example", "/link-own", 200, b"a own\n"),
+            ("alias.example", "/link-b", 403, None),
+            ("b.example", "/secret.txt", 200, b"b secret\n")):
+        for _ in (0, 1):        # the second may come from the cache
+            _vh_expect(ctx, host, target, code, body)
+    # No vhosts: symlinks anywhere inside the docroot, as before.
+    for target, body in (("/a.example/link-b", b"b secret\n"),
+                         ("/a.example/dir-b/secret.txt", b"b secret\n"),
+                         ("/default/link-a", b"a\n")):
+        _vh_expect(ctx, None, target, 200, body, VH_PLAIN_PORT)
+
+
+def _vh_offline(ctx, root):
+    # own/x.txt too: a directory below the host's, which its own
+    # directory's ctime (checked before issue 33) would not tell.
+    for target, body in (("/", b"a\n"), ("/own/x.txt", b"a own\n")):
+        for _ in (0, 1):
+            _vh_expect(ctx, "a.example", target, 200, body)
+        hits = _cache_hits()
+        _vh_expect(ctx, "a.example", target, 200, body)
+        ctx.check(_cache_hits() > hits, "third GET %s was no cache hit"
+                  % target)
+    os.chmod(os.path.join(root, "a.example"), 0o700)
+    _vh_expect(ctx, "a.example", "/", 403)
+    _vh_expect(ctx, "a.example", "/own/x.txt", 403)
+    _vh_expect(ctx, "b.example", "/", 200, b"b\n")
+    os.chmod(os.path.join(root, "a.example"), 0o755)
+    _vh_expect(ctx, "a.example", "/", 200, b"a\n")
+
+
+add("vhosts: a symlink out of its host's directory -> 403, inside it -> "
+    "200; without vhosts as before", _vh_run, _vh_symlinks)
+add("vhosts: chmod 700 on a host's directory takes its cached files "
+    "away (403), back -> 200", _vh_run, _vh_offline)
 
 
 if __name__ == "__main__":
