@@ -237,8 +237,9 @@ struct timespec64 kweb_file_dir_ctime(const struct kweb_file *f)
  * by srv's identity, as KWEB_ENC_BIT()s in v->mask. Whether they are
  * older than NAME does not matter, as with nginx (docs/behaviour.md).
  * The directory's ctime, taken first, tells a cache entry when a file
- * came or went there since. f is NULL when NAME does not exist: then
- * the caller takes the ctime from the file it serves.
+ * came or went there since. f has no file when NAME does not exist,
+ * only its host_len: then the caller takes the ctime from the file it
+ * serves.
  */
 void kweb_file_variants(struct kweb_server *srv, char *path,
 			const struct kweb_file *f, struct kweb_variants *v)
@@ -248,7 +249,7 @@ void kweb_file_variants(struct kweb_server *srv, char *path,
 	u8 variants = 0;
 	int enc;
 
-	if (f)
+	if (f->filp)
 		v->dir_ctime = kweb_file_dir_ctime(f);
 
 	cred = kweb_ident_get(&srv->ident);

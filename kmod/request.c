@@ -889,7 +889,9 @@ static bool kweb_reply_orphan(struct kweb_conn *conn, struct kweb_reply *rp,
 	struct kweb_resp_hdr h;
 	u8 variants;
 
-	kweb_file_variants(srv, key, NULL, &v);
+	/* No file of NAME's: base says only where its host's directory ends. */
+	base.host_len = rp->host_len;
+	kweb_file_variants(srv, key, &base, &v);
 	variants = kweb_variants_on(srv, v.mask);
 	if (!variants)
 		return false;
