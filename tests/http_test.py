@@ -1054,14 +1054,14 @@ def t_split_head(ctx, head, code, mode, how):
     check_conn(ctx, conn, resp, mode)
 
 
-for _name, _head, _code, _mode in SPLIT_HEADS:
+for _name, _shead, _code, _mode in SPLIT_HEADS:
     add("split head %s: one byte per segment -> %d" % (_name, _code),
-        t_split_head, _head, _code, _mode, "bytes")
+        t_split_head, _shead, _code, _mode, "bytes")
     add("split head %s: one line per segment -> %d" % (_name, _code),
-        t_split_head, _head, _code, _mode, "lines")
-    for _k in range(1, _head.count("\n")):
+        t_split_head, _shead, _code, _mode, "lines")
+    for _k in range(1, _shead.count("\n")):
         add("split head %s: cut after line %d -> %d" % (_name, _k, _code),
-            t_split_head, _head, _code, _mode, _k)
+            t_split_head, _shead, _code, _mode, _k)
 
 
 # -- conditionals ------------------------------------------------------------
