@@ -663,7 +663,10 @@ hostile() {
 # namespace's cleanup must run, which destroys the veth pair (the host's
 # end goes) and drops its nsid in the host (`ip netns list-id`). Kernel
 # sockets hold no reference: a kweb that kept one on a closed socket
-# (a FIN in flight at its close) kept the namespace until rmmod.
+# (a FIN in flight at its close) kept the namespace until rmmod. The
+# zero-window orphans probe for up to 15 backoffs (the namespace's
+# tcp_orphan_retries), not 8: on the debug kernel's slow RTTs, 8 ended
+# one of them before its client read.
 NETNS_EXIT_LOAD=${KWEB_NETNS_EXIT_LOAD:-8}
 NETNS_EXIT_BOUND=30
 # The host's nsids into NSIDS: one fork.
@@ -690,7 +693,8 @@ netns_exit() {
       ip -n "$ns" link set kwx1 up && ip -n "$ns" link set lo up &&
       ip netns exec "$ns" "$KWEBCTL" listener add port "$PORT" \
         docroot "$DOCROOT" &&
-      ip netns exec "$ns" "$KWEBCTL" config set keepalive-timeout 1; } \
+      ip netns exec "$ns" "$KWEBCTL" config set keepalive-timeout 1 &&
+      ip netns exec "$ns" sysctl -qw net.ipv4.tcp_orphan_retries=15; } \
       >"$out" 2>&1; then
     not_ok "$TAG: a kweb listener in a namespace behind a veth pair (exit)"
     diag 10 <"$out"
