@@ -25,6 +25,8 @@ set -euo pipefail
 #  bpftrace           the kernel stacks docs/bench's profile.sh samples
 #  xfsprogs btrfs-progs squashfs-tools nfs-kernel-server  the filesystem
 #                      matrix (tests/guest/fsmatrix.sh; e2fsprogs for ext4)
+#  acl                setfacl, for tests/http_test.py's ACL case of cached
+#                      permissions
 #  debhelper dh-dkms dkms lintian  make deb and its check on the host
 #                      (scripts/deb.sh, scripts/deb-check.sh)
 #  prometheus         promtool, which checks kwebctl stats --format
@@ -43,6 +45,7 @@ readonly APT_PACKAGES=(
   libmnl-dev pkg-config mandoc
   linux-perf bpftrace
   xfsprogs btrfs-progs squashfs-tools nfs-kernel-server
+  acl
   debhelper dh-dkms dkms lintian
   prometheus
 )
