@@ -133,4 +133,11 @@ void kweb_cache_set_limits(struct kweb_cache *c, size_t limit,
 /* Under kweb_ctl_mutex, Content-Types changed: flush, refuse fills begun. */
 void kweb_cache_retype(struct kweb_cache *c);
 
+/* Read before a file's Content-Type is looked up, for its entry. */
+static inline u32 kweb_cache_mime_gen(const struct kweb_cache *c)
+{
+	/* Pairs with kweb_cache_retype(): the map read next is as new. */
+	return smp_load_acquire(&c->mime_gen);
+}
+
 #endif /* KWEB_CACHE_H */

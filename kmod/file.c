@@ -169,7 +169,7 @@ static int kweb_file_open_as(struct kweb_server *srv, char *path,
 	f->mtime = st.mtime.tv_sec;
 	f->ctime = st.ctime;
 	/* The generation first: see kweb_cache_retype(). */
-	f->mime_gen = smp_load_acquire(&srv->cache.mime_gen);
+	f->mime_gen = kweb_cache_mime_gen(&srv->cache);
 	rcu_read_lock();
 	f->content_type = kweb_site_mime_lookup(rcu_dereference(srv->site),
 						kweb_config(srv->net),

@@ -897,7 +897,7 @@ static bool kweb_reply_orphan(struct kweb_conn *conn, struct kweb_reply *rp,
 		return false;
 	enc = kweb_request_encoding(req, variants);
 	if (enc != KWEB_ENC_IDENTITY) {
-		base.mime_gen = smp_load_acquire(&srv->cache.mime_gen);
+		base.mime_gen = kweb_cache_mime_gen(&srv->cache);
 		rcu_read_lock();
 		base.content_type =
 			kweb_site_mime_lookup(rcu_dereference(srv->site),
