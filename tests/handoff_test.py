@@ -288,17 +288,29 @@ class Snapshot:
                          if n in after and n in self.before and after[n] != self.before[n]) or "none"
 
 
+KWEBCTL = os.path.join(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))), "userctl", "kwebctl")
+
+
 class Param:
-    """A module parameter under --params, restored by restore()."""
+    """A setting of this namespace, read from its module parameter under
+    --params (the parameters show the initial namespace's), changed with
+    kwebctl config set (they are read-only), restored by restore()."""
 
     def __init__(self, name):
+        self.name = name
         self.path = os.path.join(CFG.params, name)
         with open(self.path) as f:
             self.orig = f.read().strip()
 
     def set(self, value):
-        with open(self.path, "w") as f:
-            f.write("%s\n" % value)
+        value = {"Y": "yes", "N": "no"}.get(str(value), str(value))
+        p = subprocess.run([KWEBCTL, "config", "set",
+                            self.name.replace("_", "-"), value],
+                           capture_output=True, text=True, timeout=60)
+        if p.returncode:
+            raise RuntimeError("kwebctl config set %s %s: %s" %
+                       (self.name, value, p.stderr.strip()))
 
     def restore(self):
         self.set(self.orig)

@@ -17,6 +17,7 @@ status 0 iff none failed.
 
 import os
 import re
+import subprocess
 import sys
 import time
 
@@ -74,15 +75,26 @@ def wait_open_conns(want, limit=10.0):
                (counters().get("connections_open", -1), want))
 
 
+KWEBCTL = os.path.join(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))), "userctl", "kwebctl")
+
+
 class BackendPort:
+    """The namespace's backend port: read from the (read-only) module
+    parameter, changed with kwebctl config set."""
+
     def __init__(self):
         self.path = os.path.join(CFG.params, "backend_port")
         with open(self.path) as f:
             self.orig = f.read().strip()
 
     def set(self, v):
-        with open(self.path, "w") as f:
-            f.write("%s\n" % v)
+        p = subprocess.run([KWEBCTL, "config", "set", "backend-port",
+                            str(v)], capture_output=True, text=True,
+                           timeout=60)
+        if p.returncode:
+            raise Fail("kwebctl config set backend-port %s: %s" %
+                       (v, p.stderr.strip()))
 
     def restore(self):
         self.set(self.orig)
