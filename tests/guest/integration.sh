@@ -561,13 +561,13 @@ zero_window_netns() {
   root_quiet
   tcp_orphans
   orphans0=$ORPHANS
+  # The namespace's own setting: settings are per network namespace.
   [[ $mode == closed ]] &&
-    "$KWEBCTL" config set send-timeout 2 >>"$LOG" 2>&1
+    ip netns exec "$ns" "$KWEBCTL" config set send-timeout 2 >>"$LOG" 2>&1
   if ! start_holders "$RUN_DIR/hold-netns-$mode.txt" 10.203.0.2 "$PORT"; then
     not_ok "$TAG: $HOLD_CONNS zero-window clients of the namespace's listener ($mode)"
     stop_holders
     ip netns del "$ns"
-    [[ $mode == closed ]] && "$KWEBCTL" config set send-timeout 60 >>"$LOG" 2>&1
     return
   fi
   # Windows shut long enough for the probe timers to back off.
@@ -577,7 +577,6 @@ zero_window_netns() {
   tcp_orphans
   orphans=$ORPHANS
   if [[ $mode == closed ]]; then
-    "$KWEBCTL" config set send-timeout 60 >>"$LOG" 2>&1
     n=$(ip netns exec "$ns" cat /proc/net/kweb |
       awk '$1 == "connections_open" { print $2 }')
     if [[ $n == 0 ]] && ((orphans <= orphans0)); then
