@@ -1679,6 +1679,13 @@ done
     p = subprocess.run(NOBODY + ["unshare", "-Urn", "bash", "-c", script],
                        capture_output=True, text=True,
                        timeout=4 * CFG.cli_timeout)
+    # The debug kernel, built from Debian's source with its own config,
+    # refuses unprivileged user namespaces; Debian's stock kernels run it.
+    if p.returncode and "unshare failed: Operation not permitted" in \
+            p.stderr:
+        note("not run: this kernel refuses unprivileged user namespaces "
+             "(%s)" % p.stderr.strip())
+        return
     lines = p.stdout.splitlines()
     note("unshare -Urn: %r" % lines)
     check(len(lines) == 6, "the script's steps: %r %s" % (lines, p.stderr))
