@@ -75,6 +75,32 @@ static inline int kweb_tcp_send_page(struct sock *sk, struct page *page,
 #endif
 
 /*
+ * A page by reference on a socket of its own, the socket unlocked (a
+ * kTLS socket: tls_sw_sendpage() on 6.1, tls_sw_sendmsg() with
+ * MSG_SPLICE_PAGES on 6.12; either encrypts into records of its own).
+ */
+#ifdef MSG_SENDPAGE_NOTLAST
+static inline int kweb_sock_send_page(struct socket *sock, struct page *page,
+				      int offset, size_t len, int flags)
+{
+	if (flags & MSG_MORE)
+		flags |= MSG_SENDPAGE_NOTLAST;
+	return kernel_sendpage(sock, page, offset, len, flags);
+}
+#else
+static inline int kweb_sock_send_page(struct socket *sock, struct page *page,
+				      int offset, size_t len, int flags)
+{
+	struct msghdr msg = { .msg_flags = flags | MSG_SPLICE_PAGES };
+	struct bio_vec bvec;
+
+	bvec_set_page(&bvec, page, len, offset);
+	iov_iter_bvec(&msg.msg_iter, ITER_SOURCE, &bvec, 1, len);
+	return sock_sendmsg(sock, &msg);
+}
+#endif
+
+/*
  * Reading a file's pages needs nothing here: both kernels have the
  * exported splice_direct_to_actor() and __splice_from_pipe() that
  * file.c uses. On 6.1 most filesystems splice through

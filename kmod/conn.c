@@ -30,6 +30,7 @@
 #include "compat.h"
 #include "kweb.h"
 #include "recv.h"
+#include "tls.h"
 #include "trace.h"
 
 struct workqueue_struct *kweb_wq;
@@ -51,6 +52,7 @@ static void kweb_conn_free(struct kref *ref)
 
 	sock_put(conn->sk);
 	kfree(conn->buf);
+	kfree(conn->tls_in);
 	kmem_cache_free(kweb_conn_cache, conn);
 }
 
@@ -102,6 +104,11 @@ static void kweb_conn_event(struct sock *sk, bool space)
 	/* Closed under the socket lock: the worker detaches it next. */
 	if (!conn || READ_ONCE(conn->closed))
 		goto out;
+	/* kTLS sleeps: only the work item serves a TLS connection. */
+	if (conn->file) {
+		kweb_conn_queue(conn);
+		goto out;
+	}
 	/*
 	 * TCP calls sk_write_space() from inside a send of ours: when it
 	 * fails with empty queues (out of memory, to wake a waiter no ACK
@@ -210,6 +217,43 @@ static void kweb_conn_wait_room(struct kweb_conn *conn)
 	mod_timer(&conn->timer, retry);
 }
 
+/*
+ * The receive side: TCP's queue, peeked and consumed in place, or for a
+ * TLS connection the plaintext kTLS decrypted (tls.c).
+ */
+static size_t kweb_conn_peek(struct kweb_conn *conn, size_t skip, char *buf,
+			     size_t len)
+{
+	return conn->file ? kweb_tls_peek(conn, skip, buf, len) :
+		kweb_recv_peek(conn->sk, skip, buf, len);
+}
+
+static size_t kweb_conn_recv_consume(struct kweb_conn *conn, size_t len)
+{
+	return conn->file ? kweb_tls_consume(conn, len) :
+		kweb_recv_consume(conn->sk, len);
+}
+
+static size_t kweb_conn_unread(struct kweb_conn *conn, size_t want)
+{
+	return conn->file ? kweb_tls_unread(conn, want) :
+		kweb_recv_unread(conn->sk);
+}
+
+static bool kweb_conn_eof(struct kweb_conn *conn)
+{
+	return conn->file ? kweb_tls_eof(conn) : kweb_recv_eof(conn->sk);
+}
+
+/* Our FIN (for TLS, close_notify first). */
+static void kweb_conn_fin(struct kweb_conn *conn)
+{
+	if (conn->file)
+		kweb_tls_shutdown(conn);
+	else
+		kweb_send_fin(conn->sk);
+}
+
 /* The next request starts at the first unread byte. */
 static void kweb_conn_head_reset(struct kweb_conn *conn)
 {
@@ -248,7 +292,7 @@ static void kweb_conn_buf_move(struct kweb_conn *conn, char *buf, size_t size)
 static bool kweb_conn_buf_grow(struct kweb_conn *conn, size_t limit,
 			       bool atomic)
 {
-	size_t want = min(kweb_recv_unread(conn->sk), limit);
+	size_t want = min(kweb_conn_unread(conn, limit), limit);
 	char *buf;
 
 	if (want <= conn->buf_size)
@@ -328,7 +372,7 @@ static void kweb_conn_response_done(struct kweb_conn *conn)
 		 * before the client reads it.
 		 */
 		conn->state = KWEB_CONN_LINGER;
-		kweb_send_fin(conn->sk);
+		kweb_conn_fin(conn);
 		kweb_conn_arm(conn, kweb_limits(conn->srv).linger_timeout);
 		return;
 	}
@@ -396,6 +440,12 @@ static bool kweb_conn_handoff_ready(struct kweb_conn *conn, bool atomic)
 	struct sock *sk = conn->sk;
 	u16 status;
 
+	/* Not yet: a TLS connection's requests for the backend get 502. */
+	if (conn->file) {
+		kweb_response_error(conn, 502, conn->handoff_head, false);
+		conn->log.who = KWEB_ANSWERER_WORKER;
+		return true;
+	}
 	if (sk->sk_wmem_queued) {
 		/* Only a socket of its own hears of the ACKs: the worker's. */
 		if (atomic && !conn->sock)
@@ -444,7 +494,7 @@ static enum kweb_read kweb_conn_read(struct kweb_conn *conn, bool atomic)
 	 * Inside a request body being dropped, there is no request to hand
 	 * over: close.
 	 */
-	if (unlikely(READ_ONCE(tcp_sk(sk)->urg_data))) {
+	if (unlikely(!conn->file && READ_ONCE(tcp_sk(sk)->urg_data))) {
 		static const struct kweb_request none;
 
 		if (conn->discard) {
@@ -456,9 +506,9 @@ static enum kweb_read kweb_conn_read(struct kweb_conn *conn, bool atomic)
 	}
 
 	if (conn->discard) {
-		conn->discard -= kweb_recv_consume(sk, conn->discard);
+		conn->discard -= kweb_conn_recv_consume(conn, conn->discard);
 		if (conn->discard) {
-			if (kweb_recv_eof(sk))
+			if (kweb_conn_eof(conn))
 				kweb_conn_done(conn, KWEB_CLOSE_EOF);
 			return KWEB_READ_WAIT;
 		}
@@ -470,11 +520,11 @@ static enum kweb_read kweb_conn_read(struct kweb_conn *conn, bool atomic)
 		kweb_conn_done(conn, KWEB_CLOSE_ERROR);
 		return KWEB_READ_WAIT;
 	}
-	conn->peeked += kweb_recv_peek(sk, conn->peeked,
+	conn->peeked += kweb_conn_peek(conn, conn->peeked,
 				       conn->buf + conn->peeked,
 				       conn->buf_size - conn->peeked);
 	if (!conn->peeked) {
-		if (kweb_recv_eof(sk))
+		if (kweb_conn_eof(conn))
 			kweb_conn_done(conn, KWEB_CLOSE_EOF);
 		return KWEB_READ_WAIT;
 	}
@@ -493,7 +543,7 @@ static enum kweb_read kweb_conn_read(struct kweb_conn *conn, bool atomic)
 	if (res == KWEB_PARSE_INCOMPLETE) {
 		conn->scan.ready = false;
 		/* A partial request and then EOF: nothing to answer. */
-		if (kweb_recv_eof(sk))
+		if (kweb_conn_eof(conn))
 			kweb_conn_done(conn, KWEB_CLOSE_EOF);
 		return KWEB_READ_WAIT;
 	}
@@ -549,15 +599,15 @@ static bool kweb_conn_consume(struct kweb_conn *conn)
 	unsigned int n = conn->head_unread;
 
 	conn->head_unread = 0;
-	return kweb_recv_consume(conn->sk, n) == n;
+	return kweb_conn_recv_consume(conn, n) == n;
 }
 
 /* Our FIN is out: drop whatever still arrives until the peer's FIN. */
 static void kweb_conn_linger(struct kweb_conn *conn)
 {
-	while (kweb_recv_consume(conn->sk, SIZE_MAX))
+	while (kweb_conn_recv_consume(conn, SIZE_MAX))
 		;
-	if (kweb_recv_eof(conn->sk))
+	if (kweb_conn_eof(conn))
 		kweb_conn_done(conn, KWEB_CLOSE_LINGER);
 }
 
@@ -606,6 +656,12 @@ static bool kweb_conn_run(struct kweb_conn *conn, bool atomic)
 	if (READ_ONCE(conn->abort) || sk->sk_err ||
 	    sk->sk_state == TCP_CLOSE) {
 		kweb_conn_done(conn, kweb_close_why_sk(conn));
+		return false;
+	}
+	/* A record that did not decrypt, or one kTLS cannot follow. */
+	if (conn->tls_err) {
+		conn->reset = true;
+		kweb_conn_done(conn, KWEB_CLOSE_ERROR);
 		return false;
 	}
 	if (READ_ONCE(conn->timed_out)) {
@@ -703,6 +759,10 @@ static void kweb_conn_restore_callbacks(struct kweb_conn *conn)
 	struct sock *sk = conn->sk;
 	struct kweb_listener *l = conn->listener;
 
+	if (conn->file) {
+		kweb_tls_restore_callbacks(conn);
+		return;
+	}
 	write_lock_bh(&sk->sk_callback_lock);
 	sk->sk_user_data = NULL;
 	sk->sk_data_ready = l->orig_data_ready;
@@ -798,6 +858,11 @@ static void kweb_conn_close(struct kweb_conn *conn)
 
 	kweb_conn_detach(conn, true);
 	trace_kweb_conn_close(conn);
+	if (conn->file) {
+		/* A user socket: it holds its namespace already. */
+		kweb_tls_release(conn, READ_ONCE(conn->abort) || conn->reset);
+		goto closed;
+	}
 	/* An orphan in TCP_CLOSE is freed by the close itself. */
 	if (READ_ONCE(conn->abort) || conn->reset ||
 	    (inet_sk_state_load(sk) != TCP_CLOSE && !kweb_sk_hold_net(sk)))
@@ -812,6 +877,7 @@ static void kweb_conn_close(struct kweb_conn *conn)
 	/* A handoff that the server's stop overtook. */
 	if (conn->backend)
 		sock_put(conn->backend);
+closed:
 	kweb_stat_add(conn->srv->stats, KWEB_STAT_CONN_CLOSED, 1);
 	if (!conn->worked)
 		kweb_stat_add(conn->srv->stats, KWEB_STAT_CONN_SOFTIRQ, 1);
@@ -823,13 +889,17 @@ static void kweb_conn_work(struct work_struct *work)
 	struct kweb_conn *conn = container_of(work, struct kweb_conn, work);
 	struct mem_cgroup *memcg;
 	bool done, handoff;
+	/* kTLS takes the socket lock itself; only this work runs conn. */
+	bool lock = !conn->file;
 
 	if (READ_ONCE(conn->closed))
 		goto out;
 	/* conn's reference keeps sk, even once softirq has handed it off. */
-	lock_sock(conn->sk);
+	if (lock)
+		lock_sock(conn->sk);
 	if (conn->closed) {
-		release_sock(conn->sk);
+		if (lock)
+			release_sock(conn->sk);
 		goto out;
 	}
 	/* The files it reads are its listener's creator's to pay for. */
@@ -841,7 +911,8 @@ static void kweb_conn_work(struct work_struct *work)
 	handoff = conn->state == KWEB_CONN_HANDOFF;
 	if (done || handoff)
 		WRITE_ONCE(conn->closed, true);
-	release_sock(conn->sk);
+	if (lock)
+		release_sock(conn->sk);
 
 	if (done) {
 		kweb_conn_close(conn);
@@ -993,6 +1064,34 @@ void kweb_conn_adopt(struct kweb_listener *l, struct kweb_conn *conn,
 		kweb_conn_put(conn);
 	else if (!queue_work(kweb_wq, &conn->work))
 		kweb_conn_put(conn);
+}
+
+/*
+ * Take over a kTLS socket that kwebtlsd gave back (tls.c sets conn->file
+ * and conn->sock first): process context, the socket locked, before
+ * kweb's hooks are installed. Its first run is queued once they are.
+ */
+void kweb_conn_adopt_tls(struct kweb_server *srv, struct kweb_conn *conn,
+			 struct sock *sk)
+{
+	conn->sk = sk;
+	sock_hold(sk);
+	conn->srv = srv;
+	/* Only for its family: a TLS connection has a socket already. */
+	conn->listener = &srv->listeners[0];
+	conn->state = KWEB_CONN_READ;
+	conn->idle = true;
+	conn->worked = true;
+	kref_init(&conn->ref);
+	INIT_WORK(&conn->work, kweb_conn_work);
+	timer_setup(&conn->timer, kweb_conn_timeout, 0);
+
+	spin_lock_bh(&srv->conns_lock);
+	list_add(&conn->node, &srv->conns);
+	srv->nr_conns++;
+	spin_unlock_bh(&srv->conns_lock);
+	kweb_stat_add(srv->stats, KWEB_STAT_CONN_ACCEPTED, 1);
+	kweb_conn_arm(conn, kweb_limits(srv).header_timeout);
 }
 
 /* Close every connection of srv and wait until they are gone. */

@@ -25,13 +25,15 @@
 #include "kweb.h"
 #include "trace.h"
 
-/* The backend listener for sk's family, with a reference; NULL if none. */
+/*
+ * The listener on port (the backend's, or kwebtlsd's) for sk's family,
+ * at the backend's addresses, with a reference; NULL if none.
+ */
 static struct sock *kweb_backend_lookup(struct kweb_server *srv,
-					struct sock *sk)
+					struct sock *sk, u16 port)
 {
 	struct net *net = sock_net(sk);
 	struct inet_hashinfo *hinfo = net->ipv4.tcp_death_row.hashinfo;
-	u16 port = kweb_server_backend_port(srv);
 	struct sock *lsk = NULL;
 
 	rcu_read_lock();
@@ -62,10 +64,10 @@ static struct sock *kweb_backend_lookup(struct kweb_server *srv,
  * (KWEB_HANDOFF_MOVED); or why it cannot, counted as a failure.
  */
 static enum kweb_handoff_result kweb_backend_get(struct kweb_server *srv,
-						 struct sock *sk,
+						 struct sock *sk, u16 port,
 						 struct sock **lskp)
 {
-	struct sock *lsk = kweb_backend_lookup(srv, sk);
+	struct sock *lsk = kweb_backend_lookup(srv, sk, port);
 
 	if (!lsk || lsk->sk_state != TCP_LISTEN) {
 		if (lsk)
@@ -174,7 +176,9 @@ u16 kweb_handoff_prepare(struct kweb_conn *conn, enum kweb_route why)
 		kweb_stat_add(conn->srv->stats, KWEB_STAT_HANDOFF_FAILED, 1);
 		res = KWEB_HANDOFF_FAILED;
 	} else {
-		res = kweb_backend_get(conn->srv, conn->sk, &lsk);
+		res = kweb_backend_get(conn->srv, conn->sk,
+				       kweb_server_backend_port(conn->srv),
+				       &lsk);
 	}
 	if (res != KWEB_HANDOFF_MOVED) {
 		status = res == KWEB_HANDOFF_NO_BACKEND ? 502 : 503;
@@ -232,23 +236,22 @@ void kweb_handoff(struct kweb_conn *conn, bool atomic)
 }
 
 /*
- * A child just popped from l's accept queue, which kweb has no room for:
- * the backend gets it, unread. Returns false, with nothing taken over, if
- * the backend cannot.
+ * A child just popped from l's accept queue goes, unread, to the listener
+ * on port, for why (KWEB_HANDOFF_CONN_LIMIT or _TLS). Returns false, with
+ * nothing taken over, if it cannot.
  */
-bool kweb_handoff_child(struct kweb_listener *l, struct request_sock *req,
-			struct sock *child)
+static bool kweb_handoff_new(struct kweb_listener *l, struct request_sock *req,
+			     struct sock *child, u16 port, int why)
 {
 	enum kweb_handoff_result res = KWEB_HANDOFF_FAILED;
 	struct sock *lsk;
 	bool moved, traced;
 
 	if (req)
-		res = kweb_backend_get(l->srv, child, &lsk);
+		res = kweb_backend_get(l->srv, child, port, &lsk);
 	if (res != KWEB_HANDOFF_MOVED) {
 		/* The caller resets it. */
-		trace_kweb_handoff(l->srv, child, KWEB_HANDOFF_CONN_LIMIT, res,
-				   0);
+		trace_kweb_handoff(l->srv, child, why, res, 0);
 		return false;
 	}
 	/* It inherited kweb's listener callbacks: give back the socket's. */
@@ -266,12 +269,32 @@ bool kweb_handoff_child(struct kweb_listener *l, struct request_sock *req,
 		sock_hold(child);
 	moved = kweb_handoff_move(l->srv, child, req, lsk);
 	if (traced) {
-		trace_kweb_handoff(l->srv, child, KWEB_HANDOFF_CONN_LIMIT,
-				   moved ? KWEB_HANDOFF_MOVED :
-				   KWEB_HANDOFF_FAILED, 0);
+		trace_kweb_handoff(l->srv, child, why, moved ?
+				   KWEB_HANDOFF_MOVED : KWEB_HANDOFF_FAILED, 0);
 		sock_put(child);
 	}
-	if (moved)
+	if (moved && why == KWEB_HANDOFF_CONN_LIMIT)
 		kweb_stat_add(l->srv->stats, KWEB_STAT_HANDOFF_CONN_LIMIT, 1);
 	return true;
+}
+
+/* A child kweb, at max_connections, has no room for: the backend's. */
+bool kweb_handoff_child(struct kweb_listener *l, struct request_sock *req,
+			struct sock *child)
+{
+	return kweb_handoff_new(l, req, child,
+				kweb_server_backend_port(l->srv),
+				KWEB_HANDOFF_CONN_LIMIT);
+}
+
+/*
+ * A TLS listener's child: to kwebtlsd, before a byte of it is read. The
+ * daemon's accept() makes it a socket with a file, as for any server,
+ * and its handshake never runs in kweb (docs/tls.md).
+ */
+bool kweb_handoff_tls(struct kweb_listener *l, struct request_sock *req,
+		      struct sock *child)
+{
+	return kweb_handoff_new(l, req, child, READ_ONCE(l->srv->tls_port),
+				KWEB_HANDOFF_TLS);
 }

@@ -140,6 +140,7 @@ struct kweb_server_args {
 	const char *docroot;
 	u16 port;
 	struct kweb_backend backend;
+	u16 tls_port;			/* kwebtlsd's, or 0: cleartext */
 	bool any;			/* every address of both families */
 	bool has_addr4, has_addr6;	/* else only these */
 	__be32 addr4;
@@ -177,6 +178,11 @@ struct kweb_server {
 	__be32 addr4;
 	struct in6_addr addr6;
 	struct kweb_backend backend;	/* .port: WRITE_ONCE(), listener-set */
+	/*
+	 * HTTPS: every connection goes, unread, to the TLS handshake
+	 * daemon on this port (at the backend's addresses); 0: cleartext.
+	 */
+	u16 tls_port;
 	struct kweb_site __rcu *site;	/* its own settings (site.h) */
 	struct kweb_cache cache;
 	struct net *net;		/* where the listeners are, and its settings */
@@ -228,7 +234,10 @@ enum kweb_handoff_result {
 	KWEB_HANDOFF_FAILED,		/* anything else: 503, or a reset */
 };
 
-enum { KWEB_HANDOFF_CONN_LIMIT = KWEB_ROUTE_NR };
+enum {
+	KWEB_HANDOFF_CONN_LIMIT = KWEB_ROUTE_NR,
+	KWEB_HANDOFF_TLS,		/* a TLS listener's, to kwebtlsd */
+};
 
 /* A file being sent, and what the cache needs to know of it. */
 struct kweb_file {
@@ -318,6 +327,21 @@ struct kweb_conn {
 	enum kweb_route handoff;	/* HANDOFF(_WAIT): why */
 	bool handoff_head;		/* HANDOFF_WAIT: 502/503 without a body */
 	struct kweb_log_req log;	/* the current request, for its record */
+
+	/*
+	 * HTTPS (tls.c): the socket kwebtlsd gave back, by its file (sock
+	 * is its socket); NULL for a cleartext connection. Served by the
+	 * work item only. kTLS's hooks that kweb's replaced, and the
+	 * plaintext received and not yet consumed.
+	 */
+	struct file *file;
+	void (*tls_data_ready)(struct sock *sk);
+	void (*tls_write_space)(struct sock *sk);
+	void (*tls_state_change)(struct sock *sk);
+	char *tls_in;
+	unsigned int tls_len, tls_size;
+	bool tls_eof;			/* an alert, or the FIN */
+	int tls_err;			/* errno that ended the stream */
 };
 
 /* conn is to be closed, for why unless it already was. */
@@ -395,6 +419,8 @@ u16 kweb_handoff_prepare(struct kweb_conn *conn, enum kweb_route why);
 void kweb_handoff(struct kweb_conn *conn, bool atomic);
 bool kweb_handoff_child(struct kweb_listener *l, struct request_sock *req,
 			struct sock *child);
+bool kweb_handoff_tls(struct kweb_listener *l, struct request_sock *req,
+		      struct sock *child);
 
 /*
  * conn.c: kweb_conn_adopt() takes over a child popped from l's accept
@@ -405,6 +431,8 @@ struct kweb_conn *kweb_conn_alloc(gfp_t gfp);
 void kweb_conn_free_unused(struct kweb_conn *conn);
 void kweb_conn_adopt(struct kweb_listener *l, struct kweb_conn *conn,
 		     struct request_sock *req, struct sock *child);
+void kweb_conn_adopt_tls(struct kweb_server *srv, struct kweb_conn *conn,
+			 struct sock *sk);
 void kweb_conn_data_ready(struct sock *sk);
 void kweb_child_drop(struct request_sock *req, struct sock *child);
 void kweb_conns_stop(struct kweb_server *srv);

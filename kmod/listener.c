@@ -101,7 +101,9 @@ static void kweb_listen_data_ready(struct sock *sk)
 		return;
 	rcu_read_lock();
 	l = rcu_dereference_sk_user_data(sk);
-	if (l && !(in_softirq() && kweb_accept_atomic(l)))
+	/* A TLS listener's children go to kwebtlsd: that sleeps. */
+	if (l && !(in_softirq() && !READ_ONCE(l->srv->tls_port) &&
+		   kweb_accept_atomic(l)))
 		queue_work(kweb_wq, &l->accept_work);
 	rcu_read_unlock();
 }
@@ -115,6 +117,12 @@ static void kweb_accept_work(struct work_struct *work)
 	struct sock *child;
 
 	while ((child = kweb_accept_one(l->sock->sk, &req))) {
+		if (READ_ONCE(l->srv->tls_port)) {
+			/* No daemon listening: reset, as with no backend. */
+			if (!kweb_handoff_tls(l, req, child))
+				kweb_child_drop(req, child);
+			continue;
+		}
 		/* Full: the backend may have room; existing ones go on. */
 		if (kweb_accept_full(l->srv)) {
 			if (!kweb_handoff_child(l, req, child))

@@ -21,6 +21,7 @@
 #include "mimemap.h"
 #include "netns.h"
 #include "nl_gen.h"
+#include "tls.h"
 
 /* The attribute of each counter. */
 static const u16 kweb_nl_stat_attr[KWEB_STAT_NR] = {
@@ -429,7 +430,8 @@ static int kweb_nl_listener_fill(struct sk_buff *msg,
 			   kweb_site_mime_text(site, cfg)) ||
 	    nla_put_u8(msg, KWEB_A_LISTENER_VHOSTS, site->vhosts) ||
 	    nla_put_string(msg, KWEB_A_LISTENER_VHOST_DEFAULT,
-			   site->vhost_default))
+			   site->vhost_default) ||
+	    nla_put_u16(msg, KWEB_A_LISTENER_TLS_PORT, srv->tls_port))
 		return -EMSGSIZE;
 	if (!srv->any && srv->has_addr4 &&
 	    nla_put_in_addr(msg, KWEB_A_LISTENER_ADDR4, srv->addr4))
@@ -667,6 +669,8 @@ int kweb_nl_listener_add_doit(struct sk_buff *skb, struct genl_info *info)
 	if (tb[KWEB_A_LISTENER_BACKEND_PORT])
 		args.backend.port =
 			nla_get_u16(tb[KWEB_A_LISTENER_BACKEND_PORT]);
+	if (tb[KWEB_A_LISTENER_TLS_PORT])
+		args.tls_port = nla_get_u16(tb[KWEB_A_LISTENER_TLS_PORT]);
 	if (tb[KWEB_A_LISTENER_ADDR4]) {
 		args.has_addr4 = true;
 		args.addr4 = nla_get_in_addr(tb[KWEB_A_LISTENER_ADDR4]);
@@ -784,6 +788,47 @@ int kweb_nl_listener_del_doit(struct sk_buff *skb, struct genl_info *info)
 	else
 		err = -ENOENT;
 	mutex_unlock(&kweb_ctl_mutex);
+	return err;
+}
+
+/*
+ * kwebtlsd gives back a socket with kTLS installed, by descriptor, as
+ * nfsd takes sockets from its portlist: looked up in the caller's own
+ * file table, here, in its context. Only into a TLS listener of the
+ * caller's namespace.
+ */
+int kweb_nl_sock_adopt_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct kweb_server *srv;
+	struct socket *sock;
+	int err;
+
+	if (GENL_REQ_ATTR_CHECK(info, KWEB_A_LISTENER_ID) ||
+	    GENL_REQ_ATTR_CHECK(info, KWEB_A_LISTENER_FD))
+		return -EINVAL;
+	sock = sockfd_lookup(nla_get_u32(info->attrs[KWEB_A_LISTENER_FD]),
+			     &err);
+	if (!sock) {
+		NL_SET_ERR_MSG_ATTR(info->extack,
+				    info->attrs[KWEB_A_LISTENER_FD],
+				    "not a socket");
+		return err;
+	}
+	mutex_lock(&kweb_ctl_mutex);
+	srv = kweb_nl_server(genl_info_net(info),
+			     info->attrs[KWEB_A_LISTENER_ID], info->extack);
+	if (!srv) {
+		err = -ENOENT;
+	} else if (!srv->tls_port) {
+		NL_SET_ERR_MSG_ATTR(info->extack,
+				    info->attrs[KWEB_A_LISTENER_ID],
+				    "not a TLS listener");
+		err = -EINVAL;
+	} else {
+		err = kweb_tls_adopt(srv, sock, info->extack);
+	}
+	mutex_unlock(&kweb_ctl_mutex);
+	sockfd_put(sock);
 	return err;
 }
 

@@ -22,14 +22,16 @@ extern const struct nla_policy kweb_listener_get_nl_policy[KWEB_A_LISTENER_ID + 
 
 extern const struct nla_policy kweb_cache_flush_nl_policy[KWEB_A_CACHE_PATH + 1];
 
-extern const struct nla_policy kweb_listener_add_nl_policy[KWEB_A_LISTENER_VHOST_DEFAULT + 1];
+extern const struct nla_policy kweb_listener_add_nl_policy[KWEB_A_LISTENER_TLS_PORT + 1];
 
 extern const struct nla_policy kweb_listener_del_nl_policy[KWEB_A_LISTENER_ID + 1];
 
 extern const struct nla_policy kweb_listener_set_nl_policy[KWEB_A_LISTENER_VHOST_DEFAULT + 1];
 
+extern const struct nla_policy kweb_sock_adopt_nl_policy[KWEB_A_LISTENER_FD + 1];
+
 /* Ops table for kweb */
-extern const struct genl_ops kweb_nl_ops[8];
+extern const struct genl_ops kweb_nl_ops[9];
 
 int kweb_nl_stats_get_doit(struct sk_buff *skb, struct genl_info *info);
 int kweb_nl_config_get_doit(struct sk_buff *skb, struct genl_info *info);
@@ -41,6 +43,7 @@ int kweb_nl_cache_flush_doit(struct sk_buff *skb, struct genl_info *info);
 int kweb_nl_listener_add_doit(struct sk_buff *skb, struct genl_info *info);
 int kweb_nl_listener_del_doit(struct sk_buff *skb, struct genl_info *info);
 int kweb_nl_listener_set_doit(struct sk_buff *skb, struct genl_info *info);
+int kweb_nl_sock_adopt_doit(struct sk_buff *skb, struct genl_info *info);
 
 enum {
 	KWEB_NLGRP_LOG,

@@ -14,6 +14,7 @@
 
 #include "compat.h"
 #include "kweb.h"
+#include "tls.h"
 
 /*
  * TCP's send path assumes a socket: a send that comes up short sets
@@ -71,14 +72,19 @@ static struct page_frag *kweb_frag(void)
 			      &current->task_frag;
 }
 
-static int kweb_send_buf(struct sock *sk, const void *data, size_t len,
-			 int flags)
+static int kweb_send_buf(struct kweb_conn *conn, const void *data,
+			 size_t len, int flags)
 {
+	struct sock *sk = conn->sk;
 	struct kvec iov = { .iov_base = (void *)data, .iov_len = len };
 	struct msghdr msg = { .msg_flags = flags };
-	struct page_frag *frag = kweb_frag();
+	struct page_frag *frag;
 	int n;
 
+	/* kTLS copies (and encrypts) it into a record of its own. */
+	if (conn->file)
+		return kweb_tls_send_buf(conn, data, len, flags);
+	frag = kweb_frag();
 	iov_iter_kvec(&msg.msg_iter, ITER_SOURCE, &iov, 1, len);
 	/* sk_page_frag() is sk->sk_frag: kweb's sockets leave task_frag off. */
 	swap(*frag, sk->sk_frag);
@@ -88,11 +94,11 @@ static int kweb_send_buf(struct sock *sk, const void *data, size_t len,
 }
 
 /* Slab or otherwise unsuitable pages cannot be referenced from skbs. */
-static int kweb_send_copy(struct sock *sk, struct page *page, int offset,
-			  size_t len, int flags)
+static int kweb_send_copy(struct kweb_conn *conn, struct page *page,
+			  int offset, size_t len, int flags)
 {
 	void *p = kmap_local_page(page);
-	int n = kweb_send_buf(sk, p + offset, len, flags);
+	int n = kweb_send_buf(conn, p + offset, len, flags);
 
 	kunmap_local(p);
 	return n;
@@ -105,11 +111,13 @@ static int kweb_send_page(struct kweb_conn *conn, struct page *page,
 	int n;
 
 	if (sendpage_ok(page)) {
-		n = kweb_tcp_send_page(conn->sk, page, off, len, flags);
+		n = conn->file ?
+		    kweb_tls_send_page(conn, page, off, len, flags) :
+		    kweb_tcp_send_page(conn->sk, page, off, len, flags);
 		if (n > 0)
 			kweb_stat_add(conn->srv->stats, KWEB_STAT_BODY_SPLICED, n);
 	} else {
-		n = kweb_send_copy(conn->sk, page, off, len, flags);
+		n = kweb_send_copy(conn, page, off, len, flags);
 		if (n > 0)
 			kweb_stat_add(conn->srv->stats, KWEB_STAT_BODY_COPIED, n);
 	}
@@ -121,8 +129,16 @@ static int kweb_send_page(struct kweb_conn *conn, struct page *page,
  * connection's last response: kweb's FIN follows it at once
  * (kweb_conn_response_done()) and goes out in the same segment.
  */
-static int kweb_send_flags(const struct kweb_response *r, bool more)
+static int kweb_send_flags(const struct kweb_conn *conn, bool more)
 {
+	const struct kweb_response *r = &conn->resp;
+
+	/*
+	 * Not for TLS: kTLS holds a record open while MSG_MORE says more
+	 * follows, and our FIN is preceded by a close_notify record.
+	 */
+	if (conn->file)
+		return MSG_DONTWAIT | (more ? MSG_MORE : 0);
 	return MSG_DONTWAIT | (more || !r->keep_alive ? MSG_MORE : 0);
 }
 
@@ -161,7 +177,7 @@ static int kweb_send_entry(struct kweb_conn *conn)
 		if (!page)
 			return -ESTALE;
 		n = kweb_send_page(conn, page, off, len,
-				   kweb_send_flags(r, r->pos + len < r->end));
+				   kweb_send_flags(conn, r->pos + len < r->end));
 		if (n < 0)
 			return n;
 		if (!n)
@@ -203,7 +219,7 @@ static int kweb_send_head_entry(struct kweb_conn *conn)
 	bvec_set_page(&bv[1], page, len, off);
 	frag->offset += hlen;
 	n = kweb_tcp_send_pages(conn->sk, bv, 2, hlen + len,
-				kweb_send_flags(r, r->pos + len < r->end));
+				kweb_send_flags(conn, r->pos + len < r->end));
 	if (n < 0)
 		return n;
 	if (!n)
@@ -256,7 +272,7 @@ static int kweb_send_file(struct kweb_conn *conn)
 		bv = &pg->bv[r->next];
 		n = kweb_send_page(conn, bv->bv_page, bv->bv_offset,
 				   bv->bv_len,
-				   kweb_send_flags(r, r->pos + bv->bv_len < r->end));
+				   kweb_send_flags(conn, r->pos + bv->bv_len < r->end));
 		if (n < 0)
 			return n;
 		if (!n)
@@ -282,7 +298,9 @@ static int kweb_send_locked(struct kweb_conn *conn)
 {
 	struct kweb_response *r = &conn->resp;
 
-	if (r->hdr_sent < r->hdr_len && r->entry && r->pos < r->end) {
+	/* kTLS encrypts the header and body into records anyway. */
+	if (r->hdr_sent < r->hdr_len && r->entry && r->pos < r->end &&
+	    !conn->file) {
 		int err = kweb_send_head_entry(conn);
 
 		if (err < 0)
@@ -290,9 +308,9 @@ static int kweb_send_locked(struct kweb_conn *conn)
 	}
 	while (r->hdr_sent < r->hdr_len) {
 		/* MSG_MORE: the header and the first page share a segment. */
-		int n = kweb_send_buf(conn->sk, r->hdr + r->hdr_sent,
+		int n = kweb_send_buf(conn, r->hdr + r->hdr_sent,
 				      r->hdr_len - r->hdr_sent,
-				      kweb_send_flags(r, r->pos < r->end));
+				      kweb_send_flags(conn, r->pos < r->end));
 
 		if (n < 0)
 			return n;

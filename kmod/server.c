@@ -176,6 +176,12 @@ struct kweb_server *kweb_server_create(struct net *net,
 				    "a kweb listener's port would be a backend port");
 		return ERR_PTR(-EINVAL);
 	}
+	/* Its connections would come back to it, over and over. */
+	if (args->tls_port && kweb_ports_clash(net, args->port, args->tls_port)) {
+		NL_SET_ERR_MSG_ATTR(extack, args->port_attr,
+				    "tls-port is a kweb listener's port");
+		return ERR_PTR(-EINVAL);
+	}
 	/* Charged to the caller, as is what it reads: see srv->memcg. */
 	srv = kzalloc(sizeof(*srv), GFP_KERNEL_ACCOUNT);
 	if (!srv)
@@ -210,6 +216,7 @@ struct kweb_server *kweb_server_create(struct net *net,
 	srv->memcg = get_mem_cgroup_from_mm(current->mm);
 	srv->port = args->port;
 	srv->backend = args->backend;
+	srv->tls_port = args->tls_port;
 	srv->any = args->any;
 	srv->has_addr4 = args->has_addr4;
 	srv->has_addr6 = args->has_addr6;

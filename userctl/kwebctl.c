@@ -90,6 +90,8 @@ static const char *const kc_listener_attrs[] = {
 	[KWEB_A_LISTENER_BACKEND_PORT] = "backend-port",
 	[KWEB_A_LISTENER_ADDR4] = "address (IPv4)",
 	[KWEB_A_LISTENER_ADDR6] = "address (IPv6)",
+	[KWEB_A_LISTENER_TLS_PORT] = "tls-port",
+	[KWEB_A_LISTENER_FD] = "fd",
 };
 
 const struct kc_lkey kc_listener_keys[] = {
@@ -228,6 +230,7 @@ static int kc_usage(FILE *f, const char *topic)
 			"Usage: kwebctl [-j] listener list\n"
 			"       kwebctl listener add port PORT docroot DIR [address ADDR]...\n"
 			"                            [backend ADDR]... [backend-port PORT]\n"
+			"                            [tls-port PORT]\n"
 			"                            [KEY VALUE]...\n"
 			"       kwebctl [-j] listener show ID\n"
 			"       kwebctl listener set ID KEY VALUE [KEY VALUE]...\n"
@@ -793,6 +796,15 @@ int kc_listener_add_build(struct nlmsghdr *nlh, int argc, char **argv)
 						    v))
 				return kc_too_long("listener add");
 			port |= key[0] == 'p';
+		} else if (!strcmp(key, "tls-port")) {
+			/* HTTPS through kwebtlsd on this port (docs/tls.md). */
+			ret = kc_parse_uint(val, UINT16_MAX, &v, key);
+			if (ret)
+				return ret;
+			if (!mnl_attr_put_u16_check(nlh, MNL_SOCKET_BUFFER_SIZE,
+						    KWEB_A_LISTENER_TLS_PORT,
+						    v))
+				return kc_too_long("listener add");
 		} else if (!strcmp(key, "docroot")) {
 			if (!mnl_attr_put_strz_check(nlh, MNL_SOCKET_BUFFER_SIZE,
 						     KWEB_A_LISTENER_DOCROOT,

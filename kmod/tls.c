@@ -1,0 +1,330 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * HTTPS (docs/tls.md): a socket that a TLS listener handed to kwebtlsd,
+ * which did the handshake and installed kTLS both ways, comes back by
+ * descriptor (sock-adopt) and is served by the connection's work item
+ * only: kTLS's recvmsg and sendmsg take the socket lock and sleep, so
+ * softirq never touches it. Its callbacks only queue the work item.
+ *
+ * Plaintext comes from sock_recvmsg() into conn->tls_in, where conn.c
+ * peeks and consumes it as it does TCP's receive queue for a cleartext
+ * connection. A record that is not application data (an alert, a
+ * close_notify, a KeyUpdate, which kTLS RX cannot follow on 6.1 and
+ * 6.12) ends the connection, as does a decrypt error.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/file.h>
+#include <linux/net.h>
+#include <linux/slab.h>
+#include <net/inet_connection_sock.h>
+#include <net/tcp.h>
+#include <net/tls.h>
+
+#include "compat.h"
+#include "kweb.h"
+#include "tls.h"
+
+#define KWEB_TLS_CT_ALERT	21
+#define KWEB_TLS_CT_DATA	23
+
+/* Decrypted plaintext waiting: enough for a head, or records of a body. */
+#define KWEB_TLS_IN_MIN 4096
+
+/*
+ * kTLS's hooks call these: saved_data_ready once a whole record is
+ * decrypted (from softirq or kTLS's own work), sk_write_space after
+ * kTLS has pushed what it held. Each queues kweb's work and then calls
+ * what it replaced. Once kweb has let go (sk_user_data cleared under
+ * sk_callback_lock, the hooks put back) a late caller finds the
+ * original in place.
+ */
+static void kweb_tls_hook(struct sock *sk, size_t off)
+{
+	void (*orig)(struct sock *sk) = NULL;
+	struct kweb_conn *conn;
+
+	read_lock_bh(&sk->sk_callback_lock);
+	conn = sk->sk_user_data;
+	if (conn)
+		orig = *(void (**)(struct sock *))((char *)conn + off);
+	read_unlock_bh(&sk->sk_callback_lock);
+	kweb_conn_data_ready(sk);
+	if (orig)
+		orig(sk);
+}
+
+static void kweb_tls_data_ready(struct sock *sk)
+{
+	kweb_tls_hook(sk, offsetof(struct kweb_conn, tls_data_ready));
+}
+
+static void kweb_tls_write_space(struct sock *sk)
+{
+	kweb_tls_hook(sk, offsetof(struct kweb_conn, tls_write_space));
+}
+
+static void kweb_tls_state_change(struct sock *sk)
+{
+	kweb_tls_hook(sk, offsetof(struct kweb_conn, tls_state_change));
+}
+
+/* A kTLS socket, software or offloaded, with both directions set up. */
+static bool kweb_tls_ready(struct sock *sk)
+{
+	const struct inet_connection_sock *icsk = inet_csk(sk);
+	const struct tls_context *ctx;
+
+	if (!icsk->icsk_ulp_ops || strcmp(icsk->icsk_ulp_ops->name, "tls"))
+		return false;
+	ctx = tls_get_ctx(sk);
+	/* The hooks are the software path's: offload has no strparser. */
+	return ctx && ctx->tx_conf == TLS_SW && ctx->rx_conf == TLS_SW;
+}
+
+static void kweb_tls_hooks_restore(struct kweb_conn *conn)
+{
+	struct sock *sk = conn->sk;
+	struct tls_context *ctx = tls_get_ctx(sk);
+
+	tls_sw_ctx_rx(ctx)->saved_data_ready = conn->tls_data_ready;
+	ctx->sk_write_space = conn->tls_write_space;
+	sk->sk_state_change = conn->tls_state_change;
+}
+
+/*
+ * Process context, from the daemon's sock-adopt, under kweb_ctl_mutex.
+ * Takes a reference on sock's file; the caller keeps its own.
+ */
+int kweb_tls_adopt(struct kweb_server *srv, struct socket *sock,
+		   struct netlink_ext_ack *extack)
+{
+	struct sock *sk = sock->sk;
+	struct kweb_conn *conn;
+	int err = 0;
+
+	if (sk->sk_type != SOCK_STREAM || sk->sk_protocol != IPPROTO_TCP ||
+	    (sk->sk_family != AF_INET && sk->sk_family != AF_INET6)) {
+		NL_SET_ERR_MSG(extack, "not a TCP socket");
+		return -EINVAL;
+	}
+	if (!net_eq(sock_net(sk), srv->net)) {
+		NL_SET_ERR_MSG(extack, "the socket is of another network namespace");
+		return -EINVAL;
+	}
+	conn = kweb_conn_alloc(GFP_KERNEL_ACCOUNT);
+	if (!conn)
+		return -ENOMEM;
+	conn->tls_in = kmalloc(KWEB_TLS_IN_MIN, GFP_KERNEL_ACCOUNT);
+	if (!conn->tls_in) {
+		kweb_conn_free_unused(conn);
+		return -ENOMEM;
+	}
+	conn->tls_size = KWEB_TLS_IN_MIN;
+
+	lock_sock(sk);
+	if (sk->sk_state != TCP_ESTABLISHED && sk->sk_state != TCP_CLOSE_WAIT) {
+		NL_SET_ERR_MSG(extack, "the socket is not connected");
+		err = -ENOTCONN;
+	} else if (!kweb_tls_ready(sk)) {
+		NL_SET_ERR_MSG(extack, "kTLS is not installed for sending and receiving");
+		err = -EINVAL;
+	} else if (sk->sk_user_data) {
+		NL_SET_ERR_MSG(extack, "the socket is in use");
+		err = -EBUSY;
+	}
+	if (err) {
+		release_sock(sk);
+		kfree(conn->tls_in);
+		kweb_conn_free_unused(conn);
+		return err;
+	}
+	conn->file = get_file(sock->file);
+	conn->sock = sock;
+	/* Ready for the hooks before they can find it. */
+	kweb_conn_adopt_tls(srv, conn, sk);
+	/*
+	 * Under the socket lock, as kTLS sets its hooks: softirq and
+	 * kTLS's strparser work read them with the socket held.
+	 */
+	write_lock_bh(&sk->sk_callback_lock);
+	conn->tls_data_ready = tls_sw_ctx_rx(tls_get_ctx(sk))->saved_data_ready;
+	conn->tls_write_space = tls_get_ctx(sk)->sk_write_space;
+	conn->tls_state_change = sk->sk_state_change;
+	sk->sk_user_data = conn;
+	tls_sw_ctx_rx(tls_get_ctx(sk))->saved_data_ready = kweb_tls_data_ready;
+	tls_get_ctx(sk)->sk_write_space = kweb_tls_write_space;
+	sk->sk_state_change = kweb_tls_state_change;
+	write_unlock_bh(&sk->sk_callback_lock);
+	release_sock(sk);
+
+	/* A record decrypted before the hooks were ours: the work looks. */
+	kweb_conn_data_ready(sk);
+	return 0;
+}
+
+void kweb_tls_restore_callbacks(struct kweb_conn *conn)
+{
+	struct sock *sk = conn->sk;
+
+	lock_sock(sk);
+	write_lock_bh(&sk->sk_callback_lock);
+	sk->sk_user_data = NULL;
+	kweb_tls_hooks_restore(conn);
+	write_unlock_bh(&sk->sk_callback_lock);
+	release_sock(sk);
+}
+
+/* The end: the socket goes with the file's last reference. */
+void kweb_tls_release(struct kweb_conn *conn, bool reset)
+{
+	if (reset)
+		sock_no_linger(conn->sk);
+	conn->sock = NULL;
+	fput(conn->file);
+	conn->file = NULL;
+	kfree(conn->tls_in);
+	conn->tls_in = NULL;
+}
+
+/*
+ * Read what kTLS has decrypted, without waiting, until conn->tls_in is
+ * full. A non-data record ends the stream: close_notify and other
+ * alerts, and handshake records (a KeyUpdate kTLS cannot follow).
+ */
+static void kweb_tls_fill(struct kweb_conn *conn)
+{
+	char cbuf[CMSG_SPACE(sizeof(unsigned char))];
+	struct cmsghdr *cm = (struct cmsghdr *)cbuf;
+	struct msghdr msg;
+	struct kvec iov;
+	u8 type;
+	int n;
+
+	while (!conn->tls_eof && !conn->tls_err &&
+	       conn->tls_len < conn->tls_size) {
+		memset(&msg, 0, sizeof(msg));
+		msg.msg_control = cbuf;
+		msg.msg_controllen = sizeof(cbuf);
+		msg.msg_control_is_user = false;
+		iov.iov_base = conn->tls_in + conn->tls_len;
+		iov.iov_len = conn->tls_size - conn->tls_len;
+		n = kernel_recvmsg(conn->sock, &msg, &iov, 1, iov.iov_len,
+				   MSG_DONTWAIT);
+		if (n == -EAGAIN)
+			return;
+		if (n < 0) {
+			/* -EBADMSG: a record that does not decrypt. */
+			conn->tls_err = -n;
+			return;
+		}
+		if (!n) {
+			conn->tls_eof = true;
+			return;
+		}
+		/* put_cmsg() moved msg_control past what it wrote. */
+		type = KWEB_TLS_CT_DATA;
+		if (msg.msg_controllen < sizeof(cbuf) &&
+		    cm->cmsg_level == SOL_TLS &&
+		    cm->cmsg_type == TLS_GET_RECORD_TYPE)
+			type = *(u8 *)CMSG_DATA(cm);
+		if (type != KWEB_TLS_CT_DATA) {
+			/* Any alert ends it; anything else is unexpected. */
+			if (type == KWEB_TLS_CT_ALERT)
+				conn->tls_eof = true;
+			else
+				conn->tls_err = EPROTO;
+			return;
+		}
+		conn->tls_len += n;
+	}
+}
+
+size_t kweb_tls_peek(struct kweb_conn *conn, size_t skip, char *buf,
+		     size_t len)
+{
+	kweb_tls_fill(conn);
+	if (skip >= conn->tls_len)
+		return 0;
+	len = min_t(size_t, len, conn->tls_len - skip);
+	memcpy(buf, conn->tls_in + skip, len);
+	return len;
+}
+
+size_t kweb_tls_consume(struct kweb_conn *conn, size_t len)
+{
+	kweb_tls_fill(conn);
+	len = min_t(size_t, len, conn->tls_len);
+	memmove(conn->tls_in, conn->tls_in + len, conn->tls_len - len);
+	conn->tls_len -= len;
+	/* Room again: more may be decrypted and waiting. */
+	kweb_tls_fill(conn);
+	return len;
+}
+
+size_t kweb_tls_unread(struct kweb_conn *conn, size_t want)
+{
+	char *in;
+
+	kweb_tls_fill(conn);
+	/* A head longer than the buffer: grow it, up to what is wanted. */
+	if (conn->tls_len == conn->tls_size && want > conn->tls_size) {
+		in = krealloc(conn->tls_in, min_t(size_t, want,
+						  2 * conn->tls_size),
+			      GFP_KERNEL_ACCOUNT);
+		if (in) {
+			conn->tls_in = in;
+			conn->tls_size = min_t(size_t, want,
+					       2 * conn->tls_size);
+			kweb_tls_fill(conn);
+		}
+	}
+	return conn->tls_len;
+}
+
+/* The stream is over: an alert, the FIN, or an error that ends it. */
+bool kweb_tls_eof(struct kweb_conn *conn)
+{
+	return !conn->tls_len && (conn->tls_eof || conn->tls_err);
+}
+
+int kweb_tls_send_buf(struct kweb_conn *conn, const void *data, size_t len,
+		      int flags)
+{
+	struct kvec iov = { .iov_base = (void *)data, .iov_len = len };
+	struct msghdr msg = { .msg_flags = flags };
+
+	return kernel_sendmsg(conn->sock, &msg, &iov, 1, len);
+}
+
+int kweb_tls_send_page(struct kweb_conn *conn, struct page *page,
+		       size_t off, size_t len, int flags)
+{
+	return kweb_sock_send_page(conn->sock, page, off, len, flags);
+}
+
+/*
+ * The last response is out: close_notify (an alert record: warning,
+ * close_notify), then TCP's FIN.
+ */
+void kweb_tls_shutdown(struct kweb_conn *conn)
+{
+	static const u8 close_notify[2] = { 1, 0 };
+	char cbuf[CMSG_SPACE(sizeof(unsigned char))] = {};
+	struct kvec iov = {
+		.iov_base = (void *)close_notify, .iov_len = 2,
+	};
+	struct msghdr msg = {
+		.msg_control = cbuf,
+		.msg_controllen = sizeof(cbuf),
+		.msg_flags = MSG_DONTWAIT,
+	};
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
+
+	cm->cmsg_level = SOL_TLS;
+	cm->cmsg_type = TLS_SET_RECORD_TYPE;
+	cm->cmsg_len = CMSG_LEN(sizeof(unsigned char));
+	*(unsigned char *)CMSG_DATA(cm) = KWEB_TLS_CT_ALERT;
+	kernel_sendmsg(conn->sock, &msg, &iov, 1, iov.iov_len);
+	kernel_sock_shutdown(conn->sock, SHUT_WR);
+}

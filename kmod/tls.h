@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * tls.c: sockets kwebtlsd gives back with kTLS installed, served from
+ * their connection's work item only (never softirq: kTLS sleeps).
+ */
+#ifndef KWEB_TLS_H
+#define KWEB_TLS_H
+
+#include "kweb.h"
+
+struct netlink_ext_ack;
+
+int kweb_tls_adopt(struct kweb_server *srv, struct socket *sock,
+		   struct netlink_ext_ack *extack);
+void kweb_tls_restore_callbacks(struct kweb_conn *conn);
+void kweb_tls_release(struct kweb_conn *conn, bool reset);
+
+/* As recv.h's, on the plaintext kTLS decrypted. */
+size_t kweb_tls_peek(struct kweb_conn *conn, size_t skip, char *buf,
+		     size_t len);
+size_t kweb_tls_consume(struct kweb_conn *conn, size_t len);
+/* Bytes waiting; the buffer grows toward want if it is full. */
+size_t kweb_tls_unread(struct kweb_conn *conn, size_t want);
+bool kweb_tls_eof(struct kweb_conn *conn);
+
+/* Sends through kTLS, which takes the socket lock itself. */
+int kweb_tls_send_buf(struct kweb_conn *conn, const void *data, size_t len,
+		      int flags);
+int kweb_tls_send_page(struct kweb_conn *conn, struct page *page,
+		       size_t off, size_t len, int flags);
+/* close_notify, then the FIN. */
+void kweb_tls_shutdown(struct kweb_conn *conn);
+
+#endif /* KWEB_TLS_H */
