@@ -19,7 +19,7 @@ set -euo pipefail
 #  python3-matplotlib  make bench's chart (bench/report.py)
 #  python3-yaml python3-jsonschema  the kernel's YNL generator and CLI
 #                      (scripts/ynl-regen.sh, tests/ctl_test.py)
-#  libmnl-dev pkg-config  userctl/kwebctl
+#  libmnl-dev pkg-config  userctl/kwebctl (and libssl-dev: userctl/kwebtlsd)
 #  mandoc             make lint's man page check (scripts/man-check.py)
 #  linux-perf         tests/trace_test.py's perf record -e 'kweb:*'
 #  bpftrace           the kernel stacks docs/bench's profile.sh samples
