@@ -10,7 +10,7 @@
  * peeks and consumes it as it does TCP's receive queue for a cleartext
  * connection. A record that is not application data (an alert, a
  * close_notify, a KeyUpdate, which kTLS RX cannot follow on 6.1 and
- * 6.12) ends the connection, as does a decrypt error.
+ * 6.12) ends the stream as a FIN does; a decrypt error resets it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -228,12 +228,13 @@ static void kweb_tls_fill(struct kweb_conn *conn)
 		    cm->cmsg_level == SOL_TLS &&
 		    cm->cmsg_type == TLS_GET_RECORD_TYPE)
 			type = *(u8 *)CMSG_DATA(cm);
+		/*
+		 * Any alert ends it (close_notify or not); so does a
+		 * handshake record, a KeyUpdate whose new key kTLS RX
+		 * cannot take: the stream beyond it is unreadable.
+		 */
 		if (type != KWEB_TLS_CT_DATA) {
-			/* Any alert ends it; anything else is unexpected. */
-			if (type == KWEB_TLS_CT_ALERT)
-				conn->tls_eof = true;
-			else
-				conn->tls_err = EPROTO;
+			conn->tls_eof = true;
 			return;
 		}
 		conn->tls_len += n;
