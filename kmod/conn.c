@@ -860,7 +860,9 @@ static void kweb_conn_close(struct kweb_conn *conn)
 	trace_kweb_conn_close(conn);
 	if (conn->file) {
 		/* A user socket: it holds its namespace already. */
-		kweb_tls_release(conn, READ_ONCE(conn->abort) || conn->reset);
+		/* A record that did not decrypt ends it with a reset. */
+		kweb_tls_release(conn, READ_ONCE(conn->abort) || conn->reset ||
+				 conn->tls_err);
 		goto closed;
 	}
 	/* An orphan in TCP_CLOSE is freed by the close itself. */
