@@ -87,7 +87,10 @@ def same_segment(host, port, c, session=None, path="/same"):
         inc.write(d)
         try:
             while True:
-                body += obj.read(65536)
+                x = obj.read(65536)
+                if not x:      # close_notify: b"" from now on
+                    break
+                body += x
         except ssl.SSLWantReadError:
             pass
         except (ssl.SSLZeroReturnError, ssl.SSLEOFError):
@@ -102,7 +105,8 @@ def get(host, port, c, path="/", sni="default.test"):
     with socket.create_connection((host, port), timeout=10) as raw:
         with c.wrap_socket(raw, server_hostname=sni) as s:
             s.sendall(("GET %s HTTP/1.1\r\nHost: x\r\n\r\n" % path).encode())
-            return recv_all(s).decode(errors="replace"), s
+            body = recv_all(s).decode(errors="replace")
+            return body, s.session
 
 
 def main():
@@ -149,8 +153,8 @@ def main():
         # TLS 1.2: only an abbreviated handshake ends with the client's
         # flight, so resume first.
         c12 = ctx(V12, "ECDHE+AESGCM")
-        _, s = get(h, p, c12, "/first12")
-        body, _, reused = same_segment(h, p, c12, s.session, "/same12")
+        _, sess12 = get(h, p, c12, "/first12")
+        body, _, reused = same_segment(h, p, c12, sess12, "/same12")
         report("python tls12 resumed, request with the Finished",
                reused and "request=GET /same12 " in body and
                "rx=openssl" in body, body)

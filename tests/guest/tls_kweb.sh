@@ -134,7 +134,10 @@ for v in (ssl.TLSVersion.TLSv1_3,):
         inc.write(d)
         try:
             while True:
-                body += o.read(65536)
+                x = o.read(65536)
+                if not x:
+                    break
+                body += x
         except ssl.SSLWantReadError:
             pass
         except (ssl.SSLZeroReturnError, ssl.SSLEOFError):
