@@ -75,6 +75,9 @@ import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import isolate  # noqa: E402  (the client's CPU and namespace)
+
 NGINX_TEMPLATE = os.path.join(HERE, "nginx.conf.in")
 WRK_LUA = os.path.join(HERE, "wrk", "bench.lua")
 PROC_KWEB = "/proc/net/kweb"
@@ -364,10 +367,17 @@ class Usage:
         self.ru_minflt = sum(r.ru_minflt for r in rus)
 
 
+# Set by main(): run the load tools in the client's namespace.
+ISOLATED = False
+
+
 def run_tools(cmds, timeout, cpus=None):
-    """Run load tool processes at once (on cpus, a set, if given);
-    ([(status, output)], Usage of them all, wall seconds until the last
-    ended)."""
+    """Run load tool processes at once (on cpus, a set, if given; in the
+    client's namespace, on its CPU, if isolated); ([(status, output)],
+    Usage of them all, wall seconds until the last ended)."""
+    if ISOLATED:
+        cmds = [isolate.client_cmd(c) for c in cmds]
+        cpus = cpus or {isolate.CLIENT_CPU}
     t0 = time.monotonic()
     pin = (lambda: os.sched_setaffinity(0, cpus)) if cpus else None
     procs = [subprocess.Popen(cmd, stdout=subprocess.PIPE,
@@ -426,6 +436,13 @@ class Nginx:
                 p = os.path.dirname(p)
         return "nobody nogroup"
 
+    def affinity(self):
+        if ISOLATED:
+            # One worker, on the server's CPU.
+            return "worker_cpu_affinity %s;" % format(
+                1 << isolate.SERVER_CPU, "b")
+        return "worker_cpu_affinity auto;" if self.args.nginx_affinity else ""
+
     def start(self, listens):
         os.makedirs(self.base, exist_ok=True)
         os.chmod(self.base, 0o755)
@@ -436,8 +453,7 @@ class Nginx:
         subst = (("@BASE@", self.base), ("@DOCROOT@", self.docroot),
                  ("@USER@", self.user()),
                  ("@WORKERS@", str(self.args.workers)),
-                 ("@AFFINITY@", "worker_cpu_affinity auto;"
-                  if self.args.nginx_affinity else ""),
+                 ("@AFFINITY@", self.affinity()),
                  ("@LISTEN@", lines.rstrip("\n")))
         out = []
         for line in t.splitlines():
@@ -457,11 +473,14 @@ class Nginx:
         # Output to a file: the daemon must not hold a pipe of ours open.
         log = os.path.join(self.base, "start.log")
         with open(log, "w") as f:
+            # Isolated: the master and its workers on the server's CPU.
+            pin = isolate.pin_server if ISOLATED else None
             rc = subprocess.call(cmd + ["-t", "-q"], stdout=f, stderr=f,
                                  stdin=subprocess.DEVNULL, timeout=60)
             if rc == 0:
                 rc = subprocess.call(cmd, stdout=f, stderr=f,
-                                     stdin=subprocess.DEVNULL, timeout=60)
+                                     stdin=subprocess.DEVNULL, timeout=60,
+                                     preexec_fn=pin)
         if rc != 0:
             with open(log) as f:
                 raise Failed("nginx did not start (status %d): %s"
@@ -816,7 +835,7 @@ class Bench:
         self.out.flush()
 
     def url_host(self):
-        return "127.0.0.1"
+        return isolate.SERVER_ADDR if ISOLATED else "127.0.0.1"
 
     def httperf_cmd(self, fs, n):
         a = self.args
@@ -929,7 +948,9 @@ class Bench:
         k0 = kweb_counters()
         n0 = side.nginx.workers_cpu() if side.nginx else 0
         c0 = cpu_times()
+        meter = isolate.Meter()
         res, ru, wall = self.load(wl, fs, amount, a.check_timed)
+        per_cpu = meter.read()
         c1 = cpu_times()
         n1 = side.nginx.workers_cpu() if side.nginx else 0
         k1 = kweb_counters()
@@ -953,6 +974,22 @@ class Bench:
             "nginx_workers_cpu_s": (n1 - n0) / self.tck,
             "kweb": kd,
         })
+        if ISOLATED:
+            srv = per_cpu[isolate.SERVER_CPU]
+            cli = per_cpu[isolate.CLIENT_CPU]
+            body = sum(self.info[fs]["sizes"]) / len(self.info[fs]["sizes"])
+            rec.update({
+                # The headline: the server's CPU (CPU0, wall less idle)
+                # per 1000 requests and per MiB of bodies.
+                "server_cpu_s": srv["busy"],
+                "server_cpu_sampled_s": srv["sampled"],
+                "server_cpu_ms_per_1k": srv["busy"] * 1e6 / res["requests"],
+                "server_cpu_ms_per_mib": srv["busy"] * 1e3 /
+                (res["requests"] * body / 2 ** 20),
+                "server_cpu_util": srv["busy"] / per_cpu["wall"],
+                "client_cpu_util": cli["busy"] / per_cpu["wall"],
+                "meter_wall": per_cpu["wall"],
+            })
         sizes = self.info[fs]["sizes"]
         rec["kweb_check"] = check_kweb(side.name, kd, res, wl,
                                        sizes[0] if len(sizes) == 1 else 0)
@@ -977,6 +1014,9 @@ class Bench:
             except (Failed, OSError, subprocess.SubprocessError):
                 pass
             return
+        if ISOLATED:
+            waited, share = isolate.settle()
+            base["settle_s"], base["settle_busy"] = waited, share
         try:
             for wl, fs in rows:
                 rec = dict(base)
@@ -986,9 +1026,13 @@ class Bench:
                     self.nruns += 1
                     self.emit(rec)
                     say("%-7s round %d %s %-7s %-7s %-4s %10.1f req/s %8.2f MB/s "
-                        "%7.1f ms CPU/1k req" % (comp, rnd, label, side_name, wl,
-                                                 fs, rec["rps"], rec["mbps"],
-                                                 rec["cpu_ms_per_1k"]))
+                        "%7.1f ms CPU/1k req%s" % (
+                            comp, rnd, label, side_name, wl, fs, rec["rps"],
+                            rec["mbps"], rec["cpu_ms_per_1k"],
+                            " (server %.1f, client CPU %.0f%%)" % (
+                                rec["server_cpu_ms_per_1k"],
+                                100 * rec["client_cpu_util"])
+                            if ISOLATED else ""))
                 except (Failed, OSError, subprocess.SubprocessError) as e:
                     rec.update({"workload": wl, "fileset": fs})
                     self.fail(rec, str(e))
@@ -1011,6 +1055,15 @@ class Bench:
     def comparison(self, comp, rows):
         a_side, b_side = COMPARISONS[comp]
         for rnd in range(1, self.args.rounds + 1):
+            if ISOLATED:
+                cal = isolate.calibrate(1.0 if self.args.smoke else 2.0)
+                cal.update({"comparison": comp, "round": rnd})
+                self.emit(cal)
+                say("calibration: a %.2f s spin on CPU%d read %.3f s "
+                    "(tick-sampled %.2f s); quiet CPU%d %.1f ms/s busy"
+                    % (cal["spin_cpu"], isolate.SERVER_CPU, cal["measured"],
+                       cal["sampled"], isolate.SERVER_CPU,
+                       cal["quiet_busy_per_s"] * 1000))
             self.side_round(comp, "A", a_side, rnd, rows)
             self.side_round(comp, "B", b_side, rnd, rows)
 
@@ -1106,6 +1159,9 @@ def main():
                     help="run the load tool on these CPUs only (e.g. 0)")
     ap.add_argument("--nginx-affinity", action="store_true",
                     help="worker_cpu_affinity auto: a worker per CPU")
+    ap.add_argument("--shared-cpus", dest="isolate", action="store_false",
+                    help="with --guest: no client isolation (the client "
+                    "and the servers share the CPUs, as before 2026-12-03)")
     ap.add_argument("--smoke", action="store_true",
                     help="one short round of six rows: exercises every "
                     "code path, times nothing worth reading")
@@ -1140,8 +1196,20 @@ def main():
     if args.rounds < 1 or args.duration < 1:
         raise SystemExit("--rounds and --duration must be at least 1")
 
+    global ISOLATED
+    iso = None
     if args.guest:
         tune_guest((args.port, args.backend_port))
+        if args.isolate:
+            try:
+                iso = isolate.setup([
+                    ("net.ipv4.ip_local_port_range", "1024 65535"),
+                    ("net.ipv4.tcp_tw_reuse", "1")])
+            except isolate.Error as e:
+                raise SystemExit("client isolation: %s" % e)
+            ISOLATED = True
+            args.workers = 1
+            args.wrk_threads = 1
     raise_nofile()
     os.makedirs(args.base, exist_ok=True)
     os.chmod(args.base, 0o755)
@@ -1173,6 +1241,7 @@ def main():
             "check_timed": args.check_timed,
             "workers": args.workers, "tool_cpus": sorted(args.tool_cpus or []),
             "nginx_affinity": args.nginx_affinity, "spec": spec_summary(info),
+            "isolation": iso,
             "started": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
     try:
         for comp in comps:
@@ -1183,6 +1252,8 @@ def main():
         return 130
     finally:
         b.out.close()
+        if ISOLATED:
+            isolate.teardown()
     say("%d runs, %d failed, %.0f s" % (b.nruns, b.nfail, time.monotonic() - t0))
     return 1 if b.nfail else 0
 

@@ -98,6 +98,8 @@ main() {
     export KWEB_BENCH_ACCEL=kvm
   else
     export KWEB_BENCH_ACCEL=tcg
+    # The server's vCPU on a host CPU of its own (see scripts/vm.sh).
+    (($(nproc) >= 2)) && vm_args+=(--pin-vcpu0)
   fi
   local guest_args=()
   ((smoke)) && guest_args+=(--smoke)
