@@ -77,6 +77,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import isolate  # noqa: E402  (the client's CPU and namespace)
+import cpuprofile  # noqa: E402  (perf samples of the server's CPU)
 
 NGINX_TEMPLATE = os.path.join(HERE, "nginx.conf.in")
 WRK_LUA = os.path.join(HERE, "wrk", "bench.lua")
@@ -95,6 +96,10 @@ FIXED = {"1k": 1024, "64k": 64 * 1024, "1m": 1024 * 1024}
 # name: (path, size, coding): a text file served from its NAME.gz.
 PRECOMPRESSED = {"64kgz": (PREFIX + "64k.js", 64 * 1024, "gzip")}
 FILESETS = ("spec", "1k", "64k", "1m", "64kgz")
+# The rows of issue 34's goals: 1 KiB with a connection per request (one
+# client, four) and with keep-alive (16 and 256 connections), 1 MiB per
+# byte, and the SPECweb99 mix.
+DEFAULT_ROWS = "httperf:1k,httperf4:1k,wrk16:1k,wrk256:1k,wrk16:1m,wrk16:spec"
 WORKLOADS = {
     # httperf: "conns" processes at once, each one connection at a time.
     "httperf": {"tool": "httperf", "conns": 1},
@@ -995,6 +1000,27 @@ class Bench:
                                        sizes[0] if len(sizes) == 1 else 0)
         return rec
 
+    def profiled(self, side, wl_name, fs):
+        """One more run, untimed, with perf sampling the server's CPU:
+        where its time goes (bench/profile.py)."""
+        a = self.args
+        wl = WORKLOADS[wl_name]
+        if wl["tool"] == "httperf":
+            amount = self.httperf_conns((side.name, wl_name, fs), a.profile)
+        else:
+            amount = max(1, round(a.profile))
+        prof = cpuprofile.Profile(isolate.SERVER_CPU,
+                                  os.path.join(a.base, "perf.data"))
+        prof.start()
+        time.sleep(1)   # perf's start, before the load's
+        try:
+            res, _, _ = self.load(wl, fs, amount, False)
+        finally:
+            out = prof.stop()
+        out = out or {"error": "no profile"}
+        out["requests"] = res["requests"]
+        return out
+
     def side_round(self, comp, label, side_name, rnd, rows):
         side = Side(side_name, self.args, self.www)
         base = {"type": "run", "comparison": comp, "side": label,
@@ -1025,6 +1051,16 @@ class Bench:
                     rec["ok"] = True
                     self.nruns += 1
                     self.emit(rec)
+                    if self.args.profile and rnd == 1 and ISOLATED:
+                        try:
+                            prof = self.profiled(side, wl, fs)
+                        except (Failed, OSError,
+                                subprocess.SubprocessError) as e:
+                            prof = {"error": str(e)}
+                        prof.update({"type": "profile", "comparison": comp,
+                                     "side": label, "server": side_name,
+                                     "workload": wl, "fileset": fs})
+                        self.emit(prof)
                     say("%-7s round %d %s %-7s %-7s %-4s %10.1f req/s %8.2f MB/s "
                         "%7.1f ms CPU/1k req%s" % (
                             comp, rnd, label, side_name, wl, fs, rec["rps"],
@@ -1117,11 +1153,14 @@ def main():
     ap.add_argument("--out", required=True, help="JSON lines appended here")
     ap.add_argument("--kweb-ko", help="kweb.ko (needed by kweb and handoff)")
     ap.add_argument("--comparisons", default="aa,kweb,handoff")
-    ap.add_argument("--workloads", default="httperf,wrk16,wrk256")
-    ap.add_argument("--filesets", default=",".join(FILESETS))
+    ap.add_argument("--workloads", default="",
+                    help="with --filesets: every workload x file set "
+                    "(known: %s)" % ",".join(WORKLOADS))
+    ap.add_argument("--filesets", default="",
+                    help="known: %s" % ",".join(FILESETS))
     ap.add_argument("--rows", default="",
-                    help="explicit rows WORKLOAD:FILESET,... (instead of "
-                    "--workloads x --filesets)")
+                    help="explicit rows WORKLOAD:FILESET,... (default: "
+                    "%s)" % DEFAULT_ROWS)
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--duration", type=float, default=5,
                     help="seconds per timed run (wrk: whole seconds)")
@@ -1159,6 +1198,9 @@ def main():
                     help="run the load tool on these CPUs only (e.g. 0)")
     ap.add_argument("--nginx-affinity", action="store_true",
                     help="worker_cpu_affinity auto: a worker per CPU")
+    ap.add_argument("--profile", type=float, default=0,
+                    help="seconds of one more run per row and side in the "
+                    "first round, with perf sampling the server's CPU")
     ap.add_argument("--shared-cpus", dest="isolate", action="store_false",
                     help="with --guest: no client isolation (the client "
                     "and the servers share the CPUs, as before 2026-12-03)")
@@ -1170,6 +1212,7 @@ def main():
     comps = csv(args.comparisons, COMPARISONS, "comparison")
     if args.smoke:
         args.rounds, args.duration, args.warmup = 1, 1, 0
+        args.profile = args.profile or 1
         args.probe_conns = 30
         args.spec_dirs = 1
         if not args.rows:
@@ -1178,6 +1221,8 @@ def main():
             # TCG that a one-second run could complete nothing.
             args.rows = ("httperf:spec,httperf:1m,wrk16:spec,wrk256:1k,"
                          "httperf:64kgz,wrk16:64kgz")
+    if not args.rows and not args.workloads and not args.filesets:
+        args.rows = DEFAULT_ROWS
     if args.rows:
         rows = []
         for item in args.rows.split(","):
@@ -1186,8 +1231,10 @@ def main():
             csv(fs, FILESETS, "file set")
             rows.append((wl, fs))
     else:
-        rows = [(wl, fs) for wl in csv(args.workloads, WORKLOADS, "workload")
-                for fs in csv(args.filesets, FILESETS, "file set")]
+        rows = [(wl, fs) for wl in csv(args.workloads or ",".join(WORKLOADS),
+                                       WORKLOADS, "workload")
+                for fs in csv(args.filesets or ",".join(FILESETS), FILESETS,
+                              "file set")]
     if any(c != "aa" for c in comps):
         if not args.kweb_ko or not os.path.isfile(args.kweb_ko):
             raise SystemExit("comparisons %s need --kweb-ko" % args.comparisons)

@@ -47,7 +47,7 @@ TOOL_BUSY_LIMIT = 0.5
 def load(paths):
     """The meta lines, the timed runs, the idle measurements (idle.py),
     the CPU meter's calibrations."""
-    meta, runs, idle, cal = [], [], [], []
+    meta, runs, idle, cal, prof = [], [], [], [], []
     for p in paths:
         with open(p) as f:
             for n, line in enumerate(f, 1):
@@ -60,8 +60,9 @@ def load(paths):
                     raise SystemExit("%s:%d: %s" % (p, n, e))
                 kind = rec.get("type")
                 (meta if kind == "meta" else idle if kind == "idle"
-                 else cal if kind == "calibration" else runs).append(rec)
-    return meta, runs, idle, cal
+                 else cal if kind == "calibration" else
+                 prof if kind == "profile" else runs).append(rec)
+    return meta, runs, idle, cal, prof
 
 
 def idle_section(idle):
@@ -559,6 +560,34 @@ def server_key(fs):
     return "server_cpu_ms_per_1k", "ms/1k req"
 
 
+def profile_section(prof):
+    """Where the server's CPU went (bench/cpuprofile.py), by row."""
+    if not prof:
+        return []
+    lines = ["## Where the server's CPU goes", "",
+             "perf's cpu-clock samples of the server's CPU (CPU0) during "
+             "one more run of each row and side (first round only), as "
+             "shares of its busy samples: kweb.ko's own code, the rest of "
+             "the kernel (TCP/IP, scheduler, page cache, system calls), "
+             "user space (nginx); then the busiest symbols.", ""]
+    body = []
+    for p in prof:
+        who = "%s: %s" % (p["comparison"], SERVER_NAMES.get(p["server"],
+                                                          p["server"]))
+        row = [who, WORKLOAD_NAMES.get(p["workload"], p["workload"]),
+               FILESET_NAMES.get(p["fileset"], p["fileset"])]
+        if "error" in p:
+            body.append(row + ["-", "-", "-", "-", p["error"][:100]])
+            continue
+        top = ", ".join("%s %s" % (s, pct(x)) for s, _, x in p["top"][:5])
+        body.append(row + [pct(p["kweb"]), pct(p["kernel"]), pct(p["user"]),
+                           str(p["busy_samples"]), top])
+    lines += md_table(["side", "workload", "files", "kweb", "kernel",
+                       "user", "busy samples", "top symbols"], body)
+    lines.append("")
+    return lines
+
+
 def server_cpu_section(table, cal):
     """The headline: the server's CPU (CPU0, exact) per request, kweb
     against nginx, with the A/A spread of the same figure in each row."""
@@ -628,12 +657,12 @@ def main():
                     "(default: the first file's)")
     ap.add_argument("--no-png", action="store_true")
     args = ap.parse_args()
-    meta, runs, idle, cal = load(args.jsonl)
+    meta, runs, idle, cal, prof = load(args.jsonl)
     if not runs:
         raise SystemExit("no runs in %s" % " ".join(args.jsonl))
     table = build(meta, runs)
     text = markdown(meta, runs, table, server_cpu_section(table, cal)) + \
-        "\n".join([""] + idle_section(idle))
+        "\n".join([""] + profile_section(prof) + idle_section(idle))
     out = args.out or os.path.dirname(os.path.abspath(args.jsonl[0]))
     os.makedirs(out, exist_ok=True)
     md = os.path.join(out, "bench.md")
