@@ -16,6 +16,7 @@ its own code against the kernel's work on its behalf.
 """
 
 import os
+import select
 import signal
 import subprocess
 
@@ -39,10 +40,40 @@ class Profile:
         self.proc = None
 
     def start(self):
+        # Under TCG a sample's interrupt takes long enough for the kernel
+        # to lower the sample rate to almost nothing ("perf: interrupt
+        # took too long"): in the throw-away guest, no such throttling.
+        for name, value in (("perf_cpu_time_max_percent", "0"),
+                            ("perf_event_max_sample_rate", "100000")):
+            try:
+                with open("/proc/sys/kernel/" + name, "w") as f:
+                    f.write(value)
+            except OSError:
+                pass
+        # perf starts disabled and samples from the "enable" it
+        # acknowledges: under TCG its start (reading kallsyms, describing
+        # every process) takes seconds, which a fixed wait would guess.
+        ctl, ack = self.path + ".ctl", self.path + ".ack"
+        for f in (ctl, ack):
+            if os.path.exists(f):
+                os.unlink(f)
+            os.mkfifo(f)
         self.proc = subprocess.Popen(
             [PERF, "record", "-q", "-C", str(self.cpu), "-e", "cpu-clock",
-             "-F", str(FREQ), "-o", self.path],
+             "-F", str(FREQ), "-o", self.path, "-D", "-1",
+             "--control", "fifo:%s,%s" % (ctl, ack)],
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        afd = os.open(ack, os.O_RDONLY | os.O_NONBLOCK)
+        try:
+            cfd = os.open(ctl, os.O_WRONLY)
+            os.write(cfd, b"enable\n")
+            os.close(cfd)
+            ready, _, _ = select.select([afd], [], [], 120)
+            if not ready:
+                raise OSError("perf record did not acknowledge enable")
+            os.read(afd, 64)
+        finally:
+            os.close(afd)
 
     def stop(self):
         """Stop and summarize; None if perf failed."""
@@ -92,7 +123,7 @@ def classify(text, top=12):
             cls = "kweb"
         elif sym in IDLE_SYMS:
             cls = "idle"
-        elif dso.startswith("[") or kind == "[k]":
+        elif kind == "[k]":
             cls = "kernel"
         else:
             cls = "user"

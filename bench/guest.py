@@ -1012,7 +1012,6 @@ class Bench:
         prof = cpuprofile.Profile(isolate.SERVER_CPU,
                                   os.path.join(a.base, "perf.data"))
         prof.start()
-        time.sleep(1)   # perf's start, before the load's
         try:
             res, _, _ = self.load(wl, fs, amount, False)
         finally:
@@ -1051,7 +1050,8 @@ class Bench:
                     rec["ok"] = True
                     self.nruns += 1
                     self.emit(rec)
-                    if self.args.profile and rnd == 1 and ISOLATED:
+                    if (self.args.profile and rnd == 1 and ISOLATED and
+                            (wl, fs) in rows[:self.args.profile_rows]):
                         try:
                             prof = self.profiled(side, wl, fs)
                         except (Failed, OSError,
@@ -1097,7 +1097,7 @@ class Bench:
                 self.emit(cal)
                 say("calibration: a %.2f s spin on CPU%d read %.3f s "
                     "(tick-sampled %.2f s); quiet CPU%d %.1f ms/s busy"
-                    % (cal["spin_cpu"], isolate.SERVER_CPU, cal["measured"],
+                    % (cal["spin_wall"], isolate.SERVER_CPU, cal["measured"],
                        cal["sampled"], isolate.SERVER_CPU,
                        cal["quiet_busy_per_s"] * 1000))
             self.side_round(comp, "A", a_side, rnd, rows)
@@ -1198,9 +1198,11 @@ def main():
                     help="run the load tool on these CPUs only (e.g. 0)")
     ap.add_argument("--nginx-affinity", action="store_true",
                     help="worker_cpu_affinity auto: a worker per CPU")
-    ap.add_argument("--profile", type=float, default=0,
+    ap.add_argument("--profile", type=float, default=4,
                     help="seconds of one more run per row and side in the "
                     "first round, with perf sampling the server's CPU")
+    ap.add_argument("--profile-rows", type=int, default=None,
+                    help="profile only the first N rows")
     ap.add_argument("--shared-cpus", dest="isolate", action="store_false",
                     help="with --guest: no client isolation (the client "
                     "and the servers share the CPUs, as before 2026-12-03)")
@@ -1212,7 +1214,8 @@ def main():
     comps = csv(args.comparisons, COMPARISONS, "comparison")
     if args.smoke:
         args.rounds, args.duration, args.warmup = 1, 1, 0
-        args.profile = args.profile or 1
+        args.profile = min(args.profile, 1)
+        args.profile_rows = 1
         args.probe_conns = 30
         args.spec_dirs = 1
         if not args.rows:

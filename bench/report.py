@@ -600,14 +600,14 @@ def server_cpu_section(table, cal):
         ratio = [c["measured_over_spin"] for c in cal
                  if c.get("measured_over_spin")]
         quiet = [c["quiet_busy_per_s"] * 1000 for c in cal]
-        samp = [c["sampled"] / c["spin_cpu"] for c in cal if c["spin_cpu"]]
+        samp = [c["sampled"] / c["spin_wall"] for c in cal if c["spin_wall"]]
         lines += [
             "The client runs on CPU1 in a network namespace of its own "
             "behind a veth pair; the server (nginx's one worker, kweb's "
             "work items, the receive softirq of its packets, steered by "
             "RPS) on CPU0. Server CPU = CPU0's wall time less its idle "
             "time (exact; /proc/stat's tick-sampled busy fields are not). "
-            "Calibration, %d times: a spin on CPU0 read %s of its own CPU "
+            "Calibration, %d times: a spin on CPU0 read %s of its wall "
             "time (tick-sampled: %s); a quiet CPU0 was busy %s ms/s." % (
                 len(cal), fmt_range(ratio), fmt_range(samp),
                 fmt_range(quiet)), ""]

@@ -234,6 +234,8 @@ vng_args+=(--append loglevel=5)
 for arg in "${append[@]}"; do
   vng_args+=(--append "$arg")
 done
+# QEMU names its vCPU threads ("CPU N/TCG") only when asked to.
+((pin_vcpu0)) && vng_args+=("--qemu-opts=-name kweb-$name,debug-threads=on")
 if [[ -n $forward ]]; then
   # Only the host's loopback is forwarded: nothing outside reaches the guest.
   vng_args+=("--qemu-opts=-netdev user,id=n0,hostfwd=tcp:127.0.0.1:${forward%%:*}-:${forward##*:} -device virtio-net-pci,netdev=n0")
