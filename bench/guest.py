@@ -995,6 +995,19 @@ class Bench:
                 "client_cpu_util": cli["busy"] / per_cpu["wall"],
                 "meter_wall": per_cpu["wall"],
             })
+            host = per_cpu["host"]
+            if host:
+                # The same from the host: the CPU time of the server's
+                # vCPU thread, which a preempted vCPU does not accrue.
+                hs = host.get("vcpu%d" % isolate.SERVER_CPU, 0)
+                rec.update({
+                    "host_server_s": hs,
+                    "host_client_s": host.get("vcpu%d" % isolate.CLIENT_CPU),
+                    "host_other_s": host.get("other"),
+                    "host_cpu_ms_per_1k": hs * 1e6 / res["requests"],
+                    "host_cpu_ms_per_mib": hs * 1e3 /
+                    (res["requests"] * body / 2 ** 20),
+                })
         sizes = self.info[fs]["sizes"]
         rec["kweb_check"] = check_kweb(side.name, kd, res, wl,
                                        sizes[0] if len(sizes) == 1 else 0)
@@ -1065,8 +1078,10 @@ class Bench:
                         "%7.1f ms CPU/1k req%s" % (
                             comp, rnd, label, side_name, wl, fs, rec["rps"],
                             rec["mbps"], rec["cpu_ms_per_1k"],
-                            " (server %.1f, client CPU %.0f%%)" % (
+                            " (server %.1f, host %s, client CPU %.0f%%)" % (
                                 rec["server_cpu_ms_per_1k"],
+                                "%.1f" % rec["host_cpu_ms_per_1k"]
+                                if "host_cpu_ms_per_1k" in rec else "-",
                                 100 * rec["client_cpu_util"])
                             if ISOLATED else ""))
                 except (Failed, OSError, subprocess.SubprocessError) as e:
@@ -1096,10 +1111,12 @@ class Bench:
                 cal.update({"comparison": comp, "round": rnd})
                 self.emit(cal)
                 say("calibration: a %.2f s spin on CPU%d read %.3f s "
-                    "(tick-sampled %.2f s); quiet CPU%d %.1f ms/s busy"
+                    "(tick-sampled %.2f s, its vCPU thread on the host %s); "
+                    "quiet CPU%d %.1f ms/s busy"
                     % (cal["spin_wall"], isolate.SERVER_CPU, cal["measured"],
-                       cal["sampled"], isolate.SERVER_CPU,
-                       cal["quiet_busy_per_s"] * 1000))
+                       cal["sampled"], "%.3f s" % cal["host_spin"]
+                       if cal.get("host_spin") is not None else "unknown",
+                       isolate.SERVER_CPU, cal["quiet_busy_per_s"] * 1000))
             self.side_round(comp, "A", a_side, rnd, rows)
             self.side_round(comp, "B", b_side, rnd, rows)
 
