@@ -1117,8 +1117,15 @@ class Bench:
                        cal["sampled"], "%.3f s" % cal["host_spin"]
                        if cal.get("host_spin") is not None else "unknown",
                        isolate.SERVER_CPU, cal["quiet_busy_per_s"] * 1000))
-            self.side_round(comp, "A", a_side, rnd, rows)
-            self.side_round(comp, "B", b_side, rnd, rows)
+            # A B, then B A: the side that runs second in a round paid
+            # up to 1.3x more CPU per request (nginx against nginx,
+            # 2026-12-03), so alternating the order cancels that out of
+            # the median of the paired ratios.
+            order = [("A", a_side), ("B", b_side)]
+            if rnd % 2 == 0:
+                order.reverse()
+            for label, side in order:
+                self.side_round(comp, label, side, rnd, rows)
 
 
 # ---------------------------------------------------------------- main
