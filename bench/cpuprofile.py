@@ -88,10 +88,27 @@ class Profile:
             return {"error": "perf record did not stop"}
         if self.proc.returncode not in (0, -signal.SIGINT, 130):
             return {"error": "perf record: %s" % err.decode()[-300:]}
-        return summarize(self.path)
+        return summarize(self.path, module_symbols("kweb"))
 
 
-def summarize(path, top=12):
+def module_symbols(module):
+    """The names of a loaded module's functions, from /proc/kallsyms:
+    perf, finding no kweb.ko under /lib/modules, puts them under
+    [kernel.vmlinux]."""
+    names = set()
+    tag = "[%s]" % module
+    try:
+        with open("/proc/kallsyms") as f:
+            for line in f:
+                p = line.split()
+                if len(p) >= 4 and p[3] == tag:
+                    names.add(p[2])
+    except OSError:
+        pass
+    return names
+
+
+def summarize(path, own=frozenset(), top=12):
     """{kweb, kernel, user: shares of the busy samples; samples; top:
     [(symbol, dso, share)]} of a perf.data file."""
     p = subprocess.run([PERF, "report", "-i", path, "--stdio", "-q",
@@ -101,10 +118,10 @@ def summarize(path, top=12):
                        text=True, timeout=300)
     if p.returncode != 0:
         return {"error": "perf report: %s" % p.stderr[-300:]}
-    return classify(p.stdout, top)
+    return classify(p.stdout, own, top)
 
 
-def classify(text, top=12):
+def classify(text, own=frozenset(), top=12):
     """The same from perf report's lines: "pct% samples dso [k] sym"
     ([k] kernel, [.] user)."""
     counts = {"kweb": 0, "kernel": 0, "user": 0, "idle": 0}
@@ -119,7 +136,7 @@ def classify(text, top=12):
             continue
         dso, kind = parts[2], parts[3]
         sym = " ".join(parts[4:])
-        if dso == "[kweb]":
+        if dso == "[kweb]" or sym in own:
             cls = "kweb"
         elif sym in IDLE_SYMS:
             cls = "idle"
