@@ -953,9 +953,9 @@ class Bench:
         k0 = kweb_counters()
         n0 = side.nginx.workers_cpu() if side.nginx else 0
         c0 = cpu_times()
-        meter = isolate.Meter()
+        meter = isolate.Meter() if ISOLATED else None
         res, ru, wall = self.load(wl, fs, amount, a.check_timed)
-        per_cpu = meter.read()
+        per_cpu = meter.read() if meter else None
         c1 = cpu_times()
         n1 = side.nginx.workers_cpu() if side.nginx else 0
         k1 = kweb_counters()
@@ -983,14 +983,17 @@ class Bench:
             srv = per_cpu[isolate.SERVER_CPU]
             cli = per_cpu[isolate.CLIENT_CPU]
             body = sum(self.info[fs]["sizes"]) / len(self.info[fs]["sizes"])
+            mib = res["requests"] * body / 2 ** 20
+
+            def per_unit(prefix, secs):
+                """secs of CPU per 1000 requests and per MiB of bodies."""
+                return {prefix + "_ms_per_1k": secs * 1e6 / res["requests"],
+                        prefix + "_ms_per_mib": secs * 1e3 / mib}
+            # The headline: the server's CPU (CPU0, wall less idle).
+            rec.update(per_unit("server_cpu", srv["busy"]))
             rec.update({
-                # The headline: the server's CPU (CPU0, wall less idle)
-                # per 1000 requests and per MiB of bodies.
                 "server_cpu_s": srv["busy"],
                 "server_cpu_sampled_s": srv["sampled"],
-                "server_cpu_ms_per_1k": srv["busy"] * 1e6 / res["requests"],
-                "server_cpu_ms_per_mib": srv["busy"] * 1e3 /
-                (res["requests"] * body / 2 ** 20),
                 "server_cpu_util": srv["busy"] / per_cpu["wall"],
                 "client_cpu_util": cli["busy"] / per_cpu["wall"],
                 "meter_wall": per_cpu["wall"],
@@ -1000,13 +1003,11 @@ class Bench:
                 # The same from the host: the CPU time of the server's
                 # vCPU thread, which a preempted vCPU does not accrue.
                 hs = host.get("vcpu%d" % isolate.SERVER_CPU, 0)
+                rec.update(per_unit("host_cpu", hs))
                 rec.update({
                     "host_server_s": hs,
                     "host_client_s": host.get("vcpu%d" % isolate.CLIENT_CPU),
                     "host_other_s": host.get("other"),
-                    "host_cpu_ms_per_1k": hs * 1e6 / res["requests"],
-                    "host_cpu_ms_per_mib": hs * 1e3 /
-                    (res["requests"] * body / 2 ** 20),
                 })
         sizes = self.info[fs]["sizes"]
         rec["kweb_check"] = check_kweb(side.name, kd, res, wl,
@@ -1015,7 +1016,7 @@ class Bench:
 
     def profiled(self, side, wl_name, fs):
         """One more run, untimed, with perf sampling the server's CPU:
-        where its time goes (bench/profile.py)."""
+        where its time goes (bench/cpuprofile.py)."""
         a = self.args
         wl = WORKLOADS[wl_name]
         if wl["tool"] == "httperf":

@@ -78,8 +78,10 @@ def setup(sysctls):
     if (os.cpu_count() or 1) < 2:
         raise Error("client isolation needs 2 CPUs, not %d" % os.cpu_count())
     teardown()
-    if not os.path.isdir("/sys/module/veth"):
-        _run(["modprobe", "veth"])
+    # veth may be built in: only the link's creation says whether it is
+    # there.
+    subprocess.run(["modprobe", "-q", "veth"], stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL, timeout=60)
     _run(["ip", "netns", "add", NS])
     _run(["ip", "link", "add", SERVER_DEV, "type", "veth", "peer", "name",
           CLIENT_DEV, "netns", NS])
@@ -102,7 +104,7 @@ def setup(sysctls):
             "server_cpu": SERVER_CPU, "client_cpu": CLIENT_CPU}
     try:
         with open(WQ_CPUMASK) as f:
-            done["wq_cpumask_was"] = f.read().strip()
+            done["wq_cpumask_was"] = _saved["wq_cpumask"] = f.read().strip()
         _write(WQ_CPUMASK, "%x" % (1 << SERVER_CPU))
         done["wq_cpumask"] = "%x" % (1 << SERVER_CPU)
     except OSError as e:
@@ -111,7 +113,17 @@ def setup(sysctls):
     return done
 
 
+# What setup() changed outside the namespace, for teardown() to restore.
+_saved = {}
+
+
 def teardown():
+    was = _saved.pop("wq_cpumask", None)
+    if was:
+        try:
+            _write(WQ_CPUMASK, was)
+        except OSError:
+            pass
     subprocess.run(["ip", "netns", "del", NS], stdout=subprocess.DEVNULL,
                    stderr=subprocess.DEVNULL, timeout=60)
     subprocess.run(["ip", "link", "del", SERVER_DEV],
