@@ -123,9 +123,13 @@ KWEB_HANDOFF_FAILED = ("handoff_failed_no_backend", "handoff_failed_queue_full",
 FIXED_MTIME = 1700000000
 
 
+T0 = time.monotonic()
+
+
 def say(msg):
     # Never "ok"/"not ok" at the start: tests/guest/bench.sh owns those.
-    print("bench: " + msg, flush=True)
+    # The elapsed time shows where a run's minutes go.
+    print("bench: [%5.0fs] %s" % (time.monotonic() - T0, msg), flush=True)
 
 
 class Failed(Exception):
