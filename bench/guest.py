@@ -75,6 +75,10 @@ import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import isolate  # noqa: E402  (the client's CPU and namespace)
+import cpuprofile  # noqa: E402  (perf samples of the server's CPU)
+
 NGINX_TEMPLATE = os.path.join(HERE, "nginx.conf.in")
 WRK_LUA = os.path.join(HERE, "wrk", "bench.lua")
 PROC_KWEB = "/proc/net/kweb"
@@ -92,6 +96,10 @@ FIXED = {"1k": 1024, "64k": 64 * 1024, "1m": 1024 * 1024}
 # name: (path, size, coding): a text file served from its NAME.gz.
 PRECOMPRESSED = {"64kgz": (PREFIX + "64k.js", 64 * 1024, "gzip")}
 FILESETS = ("spec", "1k", "64k", "1m", "64kgz")
+# The rows of issue 34's goals: 1 KiB with a connection per request (one
+# client, four) and with keep-alive (16 and 256 connections), 1 MiB per
+# byte, and the SPECweb99 mix.
+DEFAULT_ROWS = "httperf:1k,httperf4:1k,wrk16:1k,wrk256:1k,wrk16:1m,wrk16:spec"
 WORKLOADS = {
     # httperf: "conns" processes at once, each one connection at a time.
     "httperf": {"tool": "httperf", "conns": 1},
@@ -115,9 +123,13 @@ KWEB_HANDOFF_FAILED = ("handoff_failed_no_backend", "handoff_failed_queue_full",
 FIXED_MTIME = 1700000000
 
 
+T0 = time.monotonic()
+
+
 def say(msg):
     # Never "ok"/"not ok" at the start: tests/guest/bench.sh owns those.
-    print("bench: " + msg, flush=True)
+    # The elapsed time shows where a run's minutes go.
+    print("bench: [%5.0fs] %s" % (time.monotonic() - T0, msg), flush=True)
 
 
 class Failed(Exception):
@@ -364,10 +376,17 @@ class Usage:
         self.ru_minflt = sum(r.ru_minflt for r in rus)
 
 
+# Set by main(): run the load tools in the client's namespace.
+ISOLATED = False
+
+
 def run_tools(cmds, timeout, cpus=None):
-    """Run load tool processes at once (on cpus, a set, if given);
-    ([(status, output)], Usage of them all, wall seconds until the last
-    ended)."""
+    """Run load tool processes at once (on cpus, a set, if given; in the
+    client's namespace, on its CPU, if isolated); ([(status, output)],
+    Usage of them all, wall seconds until the last ended)."""
+    if ISOLATED:
+        cmds = [isolate.client_cmd(c) for c in cmds]
+        cpus = cpus or {isolate.CLIENT_CPU}
     t0 = time.monotonic()
     pin = (lambda: os.sched_setaffinity(0, cpus)) if cpus else None
     procs = [subprocess.Popen(cmd, stdout=subprocess.PIPE,
@@ -426,6 +445,13 @@ class Nginx:
                 p = os.path.dirname(p)
         return "nobody nogroup"
 
+    def affinity(self):
+        if ISOLATED:
+            # One worker, on the server's CPU.
+            return "worker_cpu_affinity %s;" % format(
+                1 << isolate.SERVER_CPU, "b")
+        return "worker_cpu_affinity auto;" if self.args.nginx_affinity else ""
+
     def start(self, listens):
         os.makedirs(self.base, exist_ok=True)
         os.chmod(self.base, 0o755)
@@ -436,8 +462,7 @@ class Nginx:
         subst = (("@BASE@", self.base), ("@DOCROOT@", self.docroot),
                  ("@USER@", self.user()),
                  ("@WORKERS@", str(self.args.workers)),
-                 ("@AFFINITY@", "worker_cpu_affinity auto;"
-                  if self.args.nginx_affinity else ""),
+                 ("@AFFINITY@", self.affinity()),
                  ("@LISTEN@", lines.rstrip("\n")))
         out = []
         for line in t.splitlines():
@@ -457,11 +482,14 @@ class Nginx:
         # Output to a file: the daemon must not hold a pipe of ours open.
         log = os.path.join(self.base, "start.log")
         with open(log, "w") as f:
+            # Isolated: the master and its workers on the server's CPU.
+            pin = isolate.pin_server if ISOLATED else None
             rc = subprocess.call(cmd + ["-t", "-q"], stdout=f, stderr=f,
                                  stdin=subprocess.DEVNULL, timeout=60)
             if rc == 0:
                 rc = subprocess.call(cmd, stdout=f, stderr=f,
-                                     stdin=subprocess.DEVNULL, timeout=60)
+                                     stdin=subprocess.DEVNULL, timeout=60,
+                                     preexec_fn=pin)
         if rc != 0:
             with open(log) as f:
                 raise Failed("nginx did not start (status %d): %s"
@@ -816,7 +844,7 @@ class Bench:
         self.out.flush()
 
     def url_host(self):
-        return "127.0.0.1"
+        return isolate.SERVER_ADDR if ISOLATED else "127.0.0.1"
 
     def httperf_cmd(self, fs, n):
         a = self.args
@@ -929,7 +957,9 @@ class Bench:
         k0 = kweb_counters()
         n0 = side.nginx.workers_cpu() if side.nginx else 0
         c0 = cpu_times()
+        meter = isolate.Meter() if ISOLATED else None
         res, ru, wall = self.load(wl, fs, amount, a.check_timed)
+        per_cpu = meter.read() if meter else None
         c1 = cpu_times()
         n1 = side.nginx.workers_cpu() if side.nginx else 0
         k1 = kweb_counters()
@@ -953,10 +983,60 @@ class Bench:
             "nginx_workers_cpu_s": (n1 - n0) / self.tck,
             "kweb": kd,
         })
+        if ISOLATED:
+            srv = per_cpu[isolate.SERVER_CPU]
+            cli = per_cpu[isolate.CLIENT_CPU]
+            body = sum(self.info[fs]["sizes"]) / len(self.info[fs]["sizes"])
+            mib = res["requests"] * body / 2 ** 20
+
+            def per_unit(prefix, secs):
+                """secs of CPU per 1000 requests and per MiB of bodies."""
+                return {prefix + "_ms_per_1k": secs * 1e6 / res["requests"],
+                        prefix + "_ms_per_mib": secs * 1e3 / mib}
+            # The headline: the server's CPU (CPU0, wall less idle).
+            rec.update(per_unit("server_cpu", srv["busy"]))
+            rec.update({
+                "server_cpu_s": srv["busy"],
+                "server_cpu_sampled_s": srv["sampled"],
+                "server_cpu_util": srv["busy"] / per_cpu["wall"],
+                "client_cpu_util": cli["busy"] / per_cpu["wall"],
+                "meter_wall": per_cpu["wall"],
+            })
+            host = per_cpu["host"]
+            if host:
+                # The same from the host: the CPU time of the server's
+                # vCPU thread, which a preempted vCPU does not accrue.
+                hs = host.get("vcpu%d" % isolate.SERVER_CPU, 0)
+                rec.update(per_unit("host_cpu", hs))
+                rec.update({
+                    "host_server_s": hs,
+                    "host_client_s": host.get("vcpu%d" % isolate.CLIENT_CPU),
+                    "host_other_s": host.get("other"),
+                })
         sizes = self.info[fs]["sizes"]
         rec["kweb_check"] = check_kweb(side.name, kd, res, wl,
                                        sizes[0] if len(sizes) == 1 else 0)
         return rec
+
+    def profiled(self, side, wl_name, fs):
+        """One more run, untimed, with perf sampling the server's CPU:
+        where its time goes (bench/cpuprofile.py)."""
+        a = self.args
+        wl = WORKLOADS[wl_name]
+        if wl["tool"] == "httperf":
+            amount = self.httperf_conns((side.name, wl_name, fs), a.profile)
+        else:
+            amount = max(1, round(a.profile))
+        prof = cpuprofile.Profile(isolate.SERVER_CPU,
+                                  os.path.join(a.base, "perf.data"))
+        prof.start()
+        try:
+            res, _, _ = self.load(wl, fs, amount, False)
+        finally:
+            out = prof.stop()
+        out = out or {"error": "no profile"}
+        out["requests"] = res["requests"]
+        return out
 
     def side_round(self, comp, label, side_name, rnd, rows):
         side = Side(side_name, self.args, self.www)
@@ -977,6 +1057,9 @@ class Bench:
             except (Failed, OSError, subprocess.SubprocessError):
                 pass
             return
+        if ISOLATED:
+            waited, share = isolate.settle()
+            base["settle_s"], base["settle_busy"] = waited, share
         try:
             for wl, fs in rows:
                 rec = dict(base)
@@ -985,10 +1068,27 @@ class Bench:
                     rec["ok"] = True
                     self.nruns += 1
                     self.emit(rec)
+                    if (self.args.profile and rnd == 1 and ISOLATED and
+                            (wl, fs) in rows[:self.args.profile_rows]):
+                        try:
+                            prof = self.profiled(side, wl, fs)
+                        except (Failed, OSError,
+                                subprocess.SubprocessError) as e:
+                            prof = {"error": str(e)}
+                        prof.update({"type": "profile", "comparison": comp,
+                                     "side": label, "server": side_name,
+                                     "workload": wl, "fileset": fs})
+                        self.emit(prof)
                     say("%-7s round %d %s %-7s %-7s %-4s %10.1f req/s %8.2f MB/s "
-                        "%7.1f ms CPU/1k req" % (comp, rnd, label, side_name, wl,
-                                                 fs, rec["rps"], rec["mbps"],
-                                                 rec["cpu_ms_per_1k"]))
+                        "%7.1f ms CPU/1k req%s" % (
+                            comp, rnd, label, side_name, wl, fs, rec["rps"],
+                            rec["mbps"], rec["cpu_ms_per_1k"],
+                            " (server %.1f, host %s, client CPU %.0f%%)" % (
+                                rec["server_cpu_ms_per_1k"],
+                                "%.1f" % rec["host_cpu_ms_per_1k"]
+                                if "host_cpu_ms_per_1k" in rec else "-",
+                                100 * rec["client_cpu_util"])
+                            if ISOLATED else ""))
                 except (Failed, OSError, subprocess.SubprocessError) as e:
                     rec.update({"workload": wl, "fileset": fs})
                     self.fail(rec, str(e))
@@ -1011,8 +1111,26 @@ class Bench:
     def comparison(self, comp, rows):
         a_side, b_side = COMPARISONS[comp]
         for rnd in range(1, self.args.rounds + 1):
-            self.side_round(comp, "A", a_side, rnd, rows)
-            self.side_round(comp, "B", b_side, rnd, rows)
+            if ISOLATED:
+                cal = isolate.calibrate(1.0 if self.args.smoke else 2.0)
+                cal.update({"comparison": comp, "round": rnd})
+                self.emit(cal)
+                say("calibration: a %.2f s spin on CPU%d read %.3f s "
+                    "(tick-sampled %.2f s, its vCPU thread on the host %s); "
+                    "quiet CPU%d %.1f ms/s busy"
+                    % (cal["spin_wall"], isolate.SERVER_CPU, cal["measured"],
+                       cal["sampled"], "%.3f s" % cal["host_spin"]
+                       if cal.get("host_spin") is not None else "unknown",
+                       isolate.SERVER_CPU, cal["quiet_busy_per_s"] * 1000))
+            # A B, then B A: the side that runs second in a round paid
+            # up to 1.3x more CPU per request (nginx against nginx,
+            # 2026-12-03), so alternating the order cancels that out of
+            # the median of the paired ratios.
+            order = [("A", a_side), ("B", b_side)]
+            if rnd % 2 == 0:
+                order.reverse()
+            for label, side in order:
+                self.side_round(comp, label, side, rnd, rows)
 
 
 # ---------------------------------------------------------------- main
@@ -1064,11 +1182,14 @@ def main():
     ap.add_argument("--out", required=True, help="JSON lines appended here")
     ap.add_argument("--kweb-ko", help="kweb.ko (needed by kweb and handoff)")
     ap.add_argument("--comparisons", default="aa,kweb,handoff")
-    ap.add_argument("--workloads", default="httperf,wrk16,wrk256")
-    ap.add_argument("--filesets", default=",".join(FILESETS))
+    ap.add_argument("--workloads", default="",
+                    help="with --filesets: every workload x file set "
+                    "(known: %s)" % ",".join(WORKLOADS))
+    ap.add_argument("--filesets", default="",
+                    help="known: %s" % ",".join(FILESETS))
     ap.add_argument("--rows", default="",
-                    help="explicit rows WORKLOAD:FILESET,... (instead of "
-                    "--workloads x --filesets)")
+                    help="explicit rows WORKLOAD:FILESET,... (default: "
+                    "%s)" % DEFAULT_ROWS)
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--duration", type=float, default=5,
                     help="seconds per timed run (wrk: whole seconds)")
@@ -1106,6 +1227,14 @@ def main():
                     help="run the load tool on these CPUs only (e.g. 0)")
     ap.add_argument("--nginx-affinity", action="store_true",
                     help="worker_cpu_affinity auto: a worker per CPU")
+    ap.add_argument("--profile", type=float, default=4,
+                    help="seconds of one more run per row and side in the "
+                    "first round, with perf sampling the server's CPU")
+    ap.add_argument("--profile-rows", type=int, default=None,
+                    help="profile only the first N rows")
+    ap.add_argument("--shared-cpus", dest="isolate", action="store_false",
+                    help="with --guest: no client isolation (the client "
+                    "and the servers share the CPUs, as before 2026-12-03)")
     ap.add_argument("--smoke", action="store_true",
                     help="one short round of six rows: exercises every "
                     "code path, times nothing worth reading")
@@ -1114,6 +1243,8 @@ def main():
     comps = csv(args.comparisons, COMPARISONS, "comparison")
     if args.smoke:
         args.rounds, args.duration, args.warmup = 1, 1, 0
+        args.profile = min(args.profile, 1)
+        args.profile_rows = 1
         args.probe_conns = 30
         args.spec_dirs = 1
         if not args.rows:
@@ -1122,6 +1253,8 @@ def main():
             # TCG that a one-second run could complete nothing.
             args.rows = ("httperf:spec,httperf:1m,wrk16:spec,wrk256:1k,"
                          "httperf:64kgz,wrk16:64kgz")
+    if not args.rows and not args.workloads and not args.filesets:
+        args.rows = DEFAULT_ROWS
     if args.rows:
         rows = []
         for item in args.rows.split(","):
@@ -1130,8 +1263,10 @@ def main():
             csv(fs, FILESETS, "file set")
             rows.append((wl, fs))
     else:
-        rows = [(wl, fs) for wl in csv(args.workloads, WORKLOADS, "workload")
-                for fs in csv(args.filesets, FILESETS, "file set")]
+        rows = [(wl, fs) for wl in csv(args.workloads or ",".join(WORKLOADS),
+                                       WORKLOADS, "workload")
+                for fs in csv(args.filesets or ",".join(FILESETS), FILESETS,
+                              "file set")]
     if any(c != "aa" for c in comps):
         if not args.kweb_ko or not os.path.isfile(args.kweb_ko):
             raise SystemExit("comparisons %s need --kweb-ko" % args.comparisons)
@@ -1140,8 +1275,20 @@ def main():
     if args.rounds < 1 or args.duration < 1:
         raise SystemExit("--rounds and --duration must be at least 1")
 
+    global ISOLATED
+    iso = None
     if args.guest:
         tune_guest((args.port, args.backend_port))
+        if args.isolate:
+            try:
+                iso = isolate.setup([
+                    ("net.ipv4.ip_local_port_range", "1024 65535"),
+                    ("net.ipv4.tcp_tw_reuse", "1")])
+            except isolate.Error as e:
+                raise SystemExit("client isolation: %s" % e)
+            ISOLATED = True
+            args.workers = 1
+            args.wrk_threads = 1
     raise_nofile()
     os.makedirs(args.base, exist_ok=True)
     os.chmod(args.base, 0o755)
@@ -1173,6 +1320,7 @@ def main():
             "check_timed": args.check_timed,
             "workers": args.workers, "tool_cpus": sorted(args.tool_cpus or []),
             "nginx_affinity": args.nginx_affinity, "spec": spec_summary(info),
+            "isolation": iso,
             "started": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
     try:
         for comp in comps:
@@ -1183,6 +1331,8 @@ def main():
         return 130
     finally:
         b.out.close()
+        if ISOLATED:
+            isolate.teardown()
     say("%d runs, %d failed, %.0f s" % (b.nruns, b.nfail, time.monotonic() - t0))
     return 1 if b.nfail else 0
 

@@ -45,8 +45,9 @@ TOOL_BUSY_LIMIT = 0.5
 
 
 def load(paths):
-    """The meta lines, the timed runs, the idle measurements (idle.py)."""
-    meta, runs, idle = [], [], []
+    """The meta lines, the timed runs, the idle measurements (idle.py),
+    the CPU meter's calibrations."""
+    meta, runs, idle, cal, prof = [], [], [], [], []
     for p in paths:
         with open(p) as f:
             for n, line in enumerate(f, 1):
@@ -59,8 +60,9 @@ def load(paths):
                     raise SystemExit("%s:%d: %s" % (p, n, e))
                 kind = rec.get("type")
                 (meta if kind == "meta" else idle if kind == "idle"
-                 else runs).append(rec)
-    return meta, runs, idle
+                 else cal if kind == "calibration" else
+                 prof if kind == "profile" else runs).append(rec)
+    return meta, runs, idle, cal, prof
 
 
 def idle_section(idle):
@@ -206,7 +208,7 @@ class Row:
         out = []
         for rnd, ra in self.a.by_round.items():
             rb = self.b.by_round.get(rnd)
-            if rb and rb[key]:
+            if rb and ra.get(key) and rb.get(key):
                 out.append(ra[key] / rb[key])
         return out
 
@@ -365,7 +367,7 @@ def aa_spread(aa_rows):
     return (max(med_s) if med_s else None, max(pair_s) if pair_s else None)
 
 
-def markdown(meta, runs, table):
+def markdown(meta, runs, table, headline=()):
     m = meta[0] if meta else {}
     lines = ["# kweb benchmark", ""]
     if m:
@@ -390,6 +392,7 @@ def markdown(meta, runs, table):
                              "%.0f%%" % (100 * x) for x in spec["class_share"]),
                              spec["mean_size"]))
         lines.append("")
+    lines += list(headline)
     aa_rows = {(r.wl, r.fs): r for r in table.get("aa", [])}
     if aa_rows:
         s_med, s_pair = aa_spread(aa_rows.values())
@@ -539,6 +542,138 @@ def chart(table, path):
     return None
 
 
+# Issue 34's goals: nginx's server CPU over kweb's (B/A) at least this.
+def cpu_goal(row):
+    if row.comp == "kweb" and row.fs == "1k":
+        return 2.5 if row.wl.startswith("httperf") else 5.0
+    if row.comp == "kweb" and row.fs == "1m":
+        return 1 / 0.8
+    if row.comp == "handoff":
+        return 1 / 1.05
+    return None
+
+
+def server_key(fs, host=False):
+    """The server CPU figure of a file set (per byte for the big file):
+    the guest's measure, or (host) its vCPU thread's on the host."""
+    pre = "host_cpu" if host else "server_cpu"
+    if fs == "1m":
+        return pre + "_ms_per_mib", "ms/MiB"
+    return pre + "_ms_per_1k", "ms/1k req"
+
+
+def profile_section(prof):
+    """Where the server's CPU went (bench/cpuprofile.py), by row."""
+    if not prof:
+        return []
+    lines = ["## Where the server's CPU goes", "",
+             "perf's cpu-clock samples of the server's CPU (CPU0) during "
+             "one more run of each row and side (first round only), as "
+             "shares of its busy samples: kweb.ko's own code, the rest of "
+             "the kernel (TCP/IP, scheduler, page cache, system calls), "
+             "user space (nginx); then the busiest symbols.", ""]
+    body = []
+    for p in prof:
+        who = "%s: %s" % (p["comparison"], SERVER_NAMES.get(p["server"],
+                                                          p["server"]))
+        row = [who, WORKLOAD_NAMES.get(p["workload"], p["workload"]),
+               FILESET_NAMES.get(p["fileset"], p["fileset"])]
+        if "error" in p:
+            body.append(row + ["-", "-", "-", "-", p["error"][:100]])
+            continue
+        top = ", ".join("%s %s" % (s, pct(x)) for s, _, x in p["top"][:5])
+        body.append(row + [pct(p["kweb"]), pct(p["kernel"]), pct(p["user"]),
+                           str(p["busy_samples"]), top])
+    lines += md_table(["side", "workload", "files", "kweb", "kernel",
+                       "user", "busy samples", "top symbols"], body)
+    lines.append("")
+    return lines
+
+
+def server_cpu_section(table, cal):
+    """The headline: the server's CPU (CPU0, exact) per request, kweb
+    against nginx, with the A/A spread of the same figure in each row."""
+    if not any(r.get("server_cpu_ms_per_1k") is not None
+               for rows in table.values() for row in rows
+               for r in row.a.runs + row.b.runs):
+        return []
+    host = all("host_cpu_ms_per_1k" in r for rows in table.values()
+               for row in rows for r in row.a.runs + row.b.runs)
+    lines = ["## Server CPU per request (the headline)", ""]
+    if cal:
+        ratio = [c["measured_over_spin"] for c in cal
+                 if c.get("measured_over_spin")]
+        quiet = [c["quiet_busy_per_s"] * 1000 for c in cal]
+        samp = [c["sampled"] / c["spin_wall"] for c in cal if c["spin_wall"]]
+        lines += [
+            "The client runs on CPU1 in a network namespace of its own "
+            "behind a veth pair; the server (nginx's one worker, kweb's "
+            "work items, the receive softirq of its packets, steered by "
+            "RPS) on CPU0. Server CPU = CPU0's wall time less its idle "
+            "time (exact; /proc/stat's tick-sampled busy fields are not). "
+            "Calibration, %d times: a spin on CPU0 read %s of its wall "
+            "time (tick-sampled: %s); a quiet CPU0 was busy %s ms/s." % (
+                len(cal), fmt_range(ratio), fmt_range(samp),
+                fmt_range(quiet)), ""]
+        hs = [c["host_over_spin"] for c in cal if c.get("host_over_spin")]
+        if host and hs:
+            hq = [c["host_quiet_per_s"] * 1000 for c in cal
+                  if c.get("host_quiet_per_s") is not None]
+            lines += [
+                "The figures below are the host's: the CPU time of the "
+                "server's vCPU thread (QEMU's \"CPU 0/TCG\"), which a vCPU "
+                "the host preempts does not accrue, while inside the guest "
+                "the preempted time looks busy. The same spin cost its "
+                "thread %s of its wall time on the host; a quiet CPU0 %s "
+                "ms/s. The guest's own figure (wall less idle) is the "
+                "\"guest\" columns." % (fmt_range(hs), fmt_range(hq)), ""]
+    header = ["comparison", "workload", "files", "unit", "A", "B",
+              "B/A (rounds)", "A/A (rounds)", "A/A spread", "req/s A/B",
+              "client CPU A/B", "goal"]
+    if host:
+        header[-1:-1] = ["guest B/A", "guest A/A spread"]
+    aa_rows = {(r.wl, r.fs): r for r in table.get("aa", [])}
+    body = []
+    for comp in ("kweb", "handoff", "aa"):
+        for row in table.get(comp, []):
+            key, unit = server_key(row.fs, host)
+            pairs = [1 / x for x in row.pair_ratios(key) if x]
+            aa = aa_rows.get((row.wl, row.fs))
+            aap = aa.pair_ratios(key) if aa else []
+            spread = dev(med(aap)) if aap else None
+            gkey, _ = server_key(row.fs)
+            gpairs = [1 / x for x in row.pair_ratios(gkey) if x]
+            gaap = aa.pair_ratios(gkey) if aa else []
+            goal = cpu_goal(row)
+            verdict = ""
+            if goal and pairs:
+                verdict = "≥ %.2fx: %s" % (goal, "met" if med(pairs) >= goal
+                                           else "missed")
+            cli = ["%.0f%%" % (100 * med(c.vals("client_cpu_util")))
+                   if c.runs and "client_cpu_util" in c.runs[0] else "-"
+                   for c in (row.a, row.b)]
+            body.append([
+                comp, WORKLOAD_NAMES.get(row.wl, row.wl),
+                FILESET_NAMES.get(row.fs, row.fs), unit,
+                fmt_range([r[key] for r in row.a.runs if key in r]),
+                fmt_range([r[key] for r in row.b.runs if key in r]),
+                fmt_ratio(med(pairs), pairs) if pairs else "-",
+                fmt_ratio(med(aap), aap) if aap else "-",
+                pct(spread), fmt_ratio(row.ratio()), "/".join(cli)] +
+                ([fmt_ratio(med(gpairs)) if gpairs else "-",
+                  pct(dev(med(gaap))) if gaap else "-"] if host else []) +
+                [verdict])
+    lines += md_table(header, body)
+    lines += ["", "A and B: server CPU, median (min–max) over the rounds; "
+              "B/A: the median of each round's B over A (for kweb and "
+              "handoff, nginx alone over kweb: how many times kweb's CPU "
+              "nginx spends); A/A: the same for nginx against nginx in the "
+              "same row, and its spread, how far its median is from 1. "
+              "Client CPU: CPU1 busy, wall less idle (near 100%: the client "
+              "was the limit of the rate, not of the CPU figure).", ""]
+    return lines
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("jsonl", nargs="+")
@@ -546,12 +681,12 @@ def main():
                     "(default: the first file's)")
     ap.add_argument("--no-png", action="store_true")
     args = ap.parse_args()
-    meta, runs, idle = load(args.jsonl)
+    meta, runs, idle, cal, prof = load(args.jsonl)
     if not runs:
         raise SystemExit("no runs in %s" % " ".join(args.jsonl))
     table = build(meta, runs)
-    text = markdown(meta, runs, table) + "\n".join(
-        [""] + idle_section(idle))
+    text = markdown(meta, runs, table, server_cpu_section(table, cal)) + \
+        "\n".join([""] + profile_section(prof) + idle_section(idle))
     out = args.out or os.path.dirname(os.path.abspath(args.jsonl[0]))
     os.makedirs(out, exist_ok=True)
     md = os.path.join(out, "bench.md")

@@ -8,6 +8,16 @@
 #
 # --append adds an argument to the guest kernel's command line.
 #
+# --pin-vcpu0 gives the guest's vCPU 0 a host CPU of its own (host CPU 0)
+# and puts every other thread of QEMU (vCPU 1, the main loop, its I/O
+# threads) on host CPU 1: the benchmark's server runs on vCPU 0, and a
+# vCPU thread the host preempts looks busy to the guest (TCG has no steal
+# time). Needs 2 host CPUs.
+#
+# --thread-names has QEMU name its vCPU threads "CPU N/TCG" (-name
+# debug-threads=on), for whoever reads their CPU time on the host
+# (bench/hostcpu.py); --pin-vcpu0 implies it.
+#
 # --root-cache MODE mounts the host's filesystem (the guest's 9p root) with
 # cache=MODE instead of vng's cache=none: with loose, a slow guest (the
 # debug kernel) stops paying a round trip to the host for every file access.
@@ -51,11 +61,13 @@ timeout_s=900
 forward=
 root_cache=
 append=()
+pin_vcpu0=0
+thread_names=0
 
 usage() {
   echo "usage: $0 [--name TAG] [--memory SIZE] [--cpus N] [--kvm]" \
     "[--timeout SEC] [--net-forward HOSTPORT:GUESTPORT] [--root-cache MODE]" \
-    "[--append KERNEL-ARG]... KERNEL_IMAGE --" \
+    "[--append KERNEL-ARG]... [--pin-vcpu0] [--thread-names] KERNEL_IMAGE --" \
     "COMMAND..." >&2
   exit 2
 }
@@ -72,6 +84,8 @@ while (($#)); do
     --root-cache) root_cache=${2:?}; shift 2 ;;
     --net-forward) forward=${2:?}; shift 2 ;;
     --append) append+=("${2:?}"); shift 2 ;;
+    --pin-vcpu0) pin_vcpu0=1; thread_names=1; shift ;;
+    --thread-names) thread_names=1; shift ;;
     -h|--help) usage ;;
     --) usage ;;
     -*) usage ;;
@@ -138,6 +152,7 @@ write_wrapper() {
 
 vng_pid=
 tail_pid=
+pin_pid=
 # Kill the guest's whole process group (setsid made vng its leader; QEMU is
 # in it): first politely, then for sure.
 kill_guest() {
@@ -158,9 +173,41 @@ stop_follow() {
   wait "$tail_pid" 2>/dev/null || true
   tail_pid=
 }
+# Once QEMU has made its vCPU threads (MTTCG names them "CPU N/TCG"):
+# vCPU 0 alone on host CPU 0, every other thread on host CPU 1. Threads
+# QEMU makes later inherit their creator's CPU, host CPU 1.
+pin_vcpus() {
+  local n=0 qemu t comm pinned=0
+  while ((n++ < 600)) && kill -0 "$vng_pid" 2>/dev/null; do
+    for qemu in $(pgrep -g "$vng_pid" qemu-system 2>/dev/null); do
+      [[ -e /proc/$qemu/task ]] || continue
+      grep -qs '^CPU 1/' /proc/"$qemu"/task/*/comm || continue
+      for t in /proc/"$qemu"/task/*; do
+        comm=$(<"$t/comm") || continue
+        if [[ $comm == "CPU 0/"* ]]; then
+          taskset -p 1 "${t##*/}" >/dev/null
+        else
+          taskset -p 2 "${t##*/}" >/dev/null
+        fi
+      done
+      pinned=1
+    done
+    ((pinned)) && break
+    sleep 0.5
+  done
+  ((pinned)) && echo "vm.sh: vCPU 0 pinned to host CPU 0, the rest of QEMU to host CPU 1" >&2
+  ((pinned)) || echo "vm.sh: warning: could not pin QEMU's vCPUs" >&2
+}
+stop_pin() {
+  [[ -n $pin_pid ]] || return 0
+  kill "$pin_pid" 2>/dev/null || true
+  wait "$pin_pid" 2>/dev/null || true
+  pin_pid=
+}
 cleanup() {
   kill_guest
   stop_follow
+  stop_pin
 }
 on_signal() {
   echo "vm.sh: interrupted, stopping guest '$name'" >&2
@@ -193,6 +240,8 @@ vng_args+=(--append loglevel=5)
 for arg in "${append[@]}"; do
   vng_args+=(--append "$arg")
 done
+# QEMU names its vCPU threads ("CPU N/TCG") only when asked to.
+((thread_names)) && vng_args+=("--qemu-opts=-name kweb-$name,debug-threads=on")
 if [[ -n $forward ]]; then
   # Only the host's loopback is forwarded: nothing outside reaches the guest.
   vng_args+=("--qemu-opts=-netdev user,id=n0,hostfwd=tcp:127.0.0.1:${forward%%:*}-:${forward##*:} -device virtio-net-pci,netdev=n0")
@@ -233,6 +282,10 @@ boot() {
   setsid timeout --kill-after=15 "$timeout_s" "${no_udev[@]}" \
     vng "${vng_args[@]}" </dev/null >"$rundir/vng.log" 2>"$rundir/console.log" &
   vng_pid=$!
+  if ((pin_vcpu0)); then
+    pin_vcpus &
+    pin_pid=$!
+  fi
   # Follow the guest's output file (it appears once the guest runs
   # COMMAND); tail ends by itself, after a last read, once vng's group
   # leader is gone.
@@ -240,6 +293,7 @@ boot() {
   tail_pid=$!
   rc=0
   wait "$vng_pid" || rc=$?
+  stop_pin
   # Anything left in the group (a QEMU that ignored vng's exit) goes too.
   kill_guest
   wait "$tail_pid" 2>/dev/null || true

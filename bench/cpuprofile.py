@@ -1,0 +1,157 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Where the server's CPU goes: perf samples of CPU0 during a load.
+
+perf samples CPU0 with the cpu-clock event (TCG has no PMU; an hrtimer
+fires in every context, softirq and idle included). Each sample is
+classed by the object its instruction pointer is in:
+
+  kweb    kweb.ko's own code ([kweb])
+  kernel  the rest of the kernel: TCP/IP, the scheduler, the page cache,
+          system calls (nginx's and kweb's work items' alike)
+  user    user space (nginx's own code and its libraries)
+  idle    the idle loop, left out of the shares
+
+so kweb's share is of the server's busy samples, as the issue asks:
+its own code against the kernel's work on its behalf.
+"""
+
+import os
+import select
+import signal
+import subprocess
+
+PERF = os.environ.get("KWEB_PERF", "perf")
+FREQ = 1999
+# The idle loop's own functions (the CPU halted or about to): samples
+# there are idle time, not the server's.
+IDLE_SYMS = {"default_idle", "native_safe_halt", "pv_native_safe_halt",
+             "arch_cpu_idle", "default_idle_call", "do_idle",
+             "cpu_idle_poll", "poll_idle", "mwait_idle", "acpi_idle_do_entry",
+             "cpuidle_enter_state", "intel_idle", "amd_e400_idle",
+             "cpu_startup_entry", "__cpuidle_text_start"}
+
+
+class Profile:
+    """perf record on one CPU, from start() to stop()."""
+
+    def __init__(self, cpu, path):
+        self.cpu = cpu
+        self.path = path
+        self.proc = None
+
+    def start(self):
+        # Under TCG a sample's interrupt takes long enough for the kernel
+        # to lower the sample rate to almost nothing ("perf: interrupt
+        # took too long"): in the throw-away guest, no such throttling.
+        for name, value in (("perf_cpu_time_max_percent", "0"),
+                            ("perf_event_max_sample_rate", "100000")):
+            try:
+                with open("/proc/sys/kernel/" + name, "w") as f:
+                    f.write(value)
+            except OSError:
+                pass
+        # perf starts disabled and samples from the "enable" it
+        # acknowledges: under TCG its start (reading kallsyms, describing
+        # every process) takes seconds, which a fixed wait would guess.
+        ctl, ack = self.path + ".ctl", self.path + ".ack"
+        for f in (ctl, ack):
+            if os.path.exists(f):
+                os.unlink(f)
+            os.mkfifo(f)
+        self.proc = subprocess.Popen(
+            [PERF, "record", "-q", "-C", str(self.cpu), "-e", "cpu-clock",
+             "-F", str(FREQ), "-o", self.path, "-D", "-1",
+             "--control", "fifo:%s,%s" % (ctl, ack)],
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        afd = os.open(ack, os.O_RDONLY | os.O_NONBLOCK)
+        try:
+            cfd = os.open(ctl, os.O_WRONLY)
+            os.write(cfd, b"enable\n")
+            os.close(cfd)
+            ready, _, _ = select.select([afd], [], [], 120)
+            if not ready:
+                raise OSError("perf record did not acknowledge enable")
+            os.read(afd, 64)
+        finally:
+            os.close(afd)
+
+    def stop(self):
+        """Stop and summarize; None if perf failed."""
+        if self.proc is None:
+            return None
+        self.proc.send_signal(signal.SIGINT)
+        try:
+            _, err = self.proc.communicate(timeout=120)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.communicate()
+            return {"error": "perf record did not stop"}
+        if self.proc.returncode not in (0, -signal.SIGINT, 130):
+            return {"error": "perf record: %s" % err.decode()[-300:]}
+        return summarize(self.path, module_symbols("kweb"))
+
+
+def module_symbols(module):
+    """The names of a loaded module's functions, from /proc/kallsyms:
+    perf, finding no kweb.ko under /lib/modules, puts them under
+    [kernel.vmlinux]."""
+    names = set()
+    tag = "[%s]" % module
+    try:
+        with open("/proc/kallsyms") as f:
+            for line in f:
+                p = line.split()
+                if len(p) >= 4 and p[3] == tag:
+                    names.add(p[2])
+    except OSError:
+        pass
+    return names
+
+
+def summarize(path, own=frozenset(), top=12):
+    """{kweb, kernel, user: shares of the busy samples; samples; top:
+    [(symbol, dso, share)]} of a perf.data file."""
+    p = subprocess.run([PERF, "report", "-i", path, "--stdio", "-q",
+                        "--sort", "dso,sym", "-F", "overhead,sample,dso,sym",
+                        "--percent-limit", "0"],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       text=True, timeout=300)
+    if p.returncode != 0:
+        return {"error": "perf report: %s" % p.stderr[-300:]}
+    return classify(p.stdout, own, top)
+
+
+def classify(text, own=frozenset(), top=12):
+    """The same from perf report's lines: "pct% samples dso [k] sym"
+    ([k] kernel, [.] user)."""
+    counts = {"kweb": 0, "kernel": 0, "user": 0, "idle": 0}
+    syms = []
+    for line in text.splitlines():
+        parts = line.split()
+        if len(parts) < 4 or not parts[0].endswith("%"):
+            continue
+        try:
+            n = int(parts[1])
+        except ValueError:
+            continue
+        dso, kind = parts[2], parts[3]
+        sym = " ".join(parts[4:])
+        if dso == "[kweb]" or sym in own:
+            cls = "kweb"
+        elif sym in IDLE_SYMS:
+            cls = "idle"
+        elif kind == "[k]":
+            cls = "kernel"
+        else:
+            cls = "user"
+        counts[cls] += n
+        if cls != "idle":
+            syms.append((n, sym, dso))
+    busy = counts["kweb"] + counts["kernel"] + counts["user"]
+    out = {"samples": sum(counts.values()), "busy_samples": busy,
+           "idle_samples": counts["idle"], "freq": FREQ}
+    for k in ("kweb", "kernel", "user"):
+        out[k] = counts[k] / busy if busy else None
+    syms.sort(reverse=True)
+    out["top"] = [(s, d, n / busy) for n, s, d in syms[:top]] if busy else []
+    return out
