@@ -152,6 +152,11 @@ static void tlsd_conn_close(struct tlsd_conn *c, bool reset)
 		d.nr_pending--;
 	if (reset)
 		setsockopt(c->ev.fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+	/*
+	 * close() leaves the epoll item while another reference to the
+	 * file lives, and kweb keeps one: its events would name freed c.
+	 */
+	epoll_ctl(d.epfd, EPOLL_CTL_DEL, c->ev.fd, NULL);
 	close(c->ev.fd);
 	SSL_free(c->ssl);
 	OPENSSL_cleanse(c->hs.secret, sizeof(c->hs.secret));

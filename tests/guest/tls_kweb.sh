@@ -148,6 +148,45 @@ want "pipelining, three responses" "pipelined 3" "$(cat "$RUN_DIR/py.out")"
 want "tls1.3 request with the Finished" "same-segment True" \
   "$(cat "$RUN_DIR/py.out")"
 
+# A socket given to kweb leaves the daemon's epoll set: kweb holds the
+# file, so close() alone would leave the item, naming freed memory.
+rm -f "$BASE/held" "$BASE/release"
+"$PY" - 127.0.0.1 443 "$BASE" >"$RUN_DIR/py_held.out" 2>&1 <<'PYEOF' &
+import os, socket, ssl, sys, time
+h, p, base = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+c = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+c.check_hostname = False
+c.verify_mode = ssl.CERT_NONE
+with c.wrap_socket(socket.create_connection((h, p), timeout=20)) as s:
+    s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+    out = b""
+    while b"hello over kTLS" not in out:
+        d = s.recv(65536)
+        if not d:
+            break
+        out += d
+    print("held", b"hello over kTLS" in out)
+    open(base + "/held", "w").close()
+    for _ in range(200):
+        if os.path.exists(base + "/release"):
+            break
+        time.sleep(0.1)
+PYEOF
+PY_HELD=$!
+for _ in $(seq 100); do
+  [[ -e $BASE/held ]] && break
+  sleep 0.2
+done
+epfd=$(find "/proc/$TLSD_PID/fd" -lname 'anon_inode:\[eventpoll\]' \
+  -printf '%f\n' | head -n 1)
+items=$(grep -c '^tfd:' "/proc/$TLSD_PID/fdinfo/$epfd" 2>&1)
+touch "$BASE/release"
+wait "$PY_HELD"
+want "kept-alive connection served" "held True" "$(cat "$RUN_DIR/py_held.out")"
+# Two listeners and the signalfd.
+want "daemon's epoll: no item for a socket kweb holds" "items 3." \
+  "items $items."
+
 # Cleartext on 80 is unaffected.
 want "cleartext listener" "hello over kTLS" "$(curl -s --max-time 20 http://127.0.0.1/)"
 # The daemon gone: new TLS connections fail, cleartext still serves.
