@@ -245,7 +245,7 @@ static bool kweb_conn_eof(struct kweb_conn *conn)
 	return conn->file ? kweb_tls_eof(conn) : kweb_recv_eof(conn->sk);
 }
 
-/* Our FIN (for TLS, close_notify first). */
+/* Our FIN (for TLS, after the close_notify the last response ended with). */
 static void kweb_conn_fin(struct kweb_conn *conn)
 {
 	if (conn->file)

@@ -341,6 +341,7 @@ struct kweb_conn {
 	char *tls_in;
 	unsigned int tls_len, tls_size;
 	bool tls_eof;			/* an alert, or the FIN */
+	bool tls_notified;		/* our close_notify is sent */
 	int tls_err;			/* errno that ended the stream */
 };
 

@@ -337,6 +337,9 @@ int kweb_send_response(struct kweb_conn *conn)
 	err = kweb_send_locked(conn);
 	conn->sending = false;
 	kweb_placeholder_ungraft(conn->sk, ph);
+	/* Out once kTLS has given TCP all of it, and the last, close_notify. */
+	if (!err && conn->file)
+		err = kweb_tls_send_end(conn, !conn->resp.keep_alive);
 	return err;
 }
 

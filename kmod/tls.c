@@ -305,10 +305,32 @@ int kweb_tls_send_page(struct kweb_conn *conn, struct page *page,
 }
 
 /*
- * The last response is out: close_notify (an alert record: warning,
- * close_notify), then TCP's FIN.
+ * Records kTLS made of what kweb sent but could not yet give TCP, which
+ * had no room: kTLS's tx_work pushes them once ACKs free some. Until
+ * then a response is not out: a FIN would overtake them (tcp_shutdown()
+ * knows nothing of kTLS), and on close kTLS tries them once, then drops
+ * them. SOCK_NOSPACE is set while they wait, under the lock tx_work
+ * needs: the ACKs of what it pushes then call sk_write_space(), which
+ * brings the work item back to look again.
  */
-void kweb_tls_shutdown(struct kweb_conn *conn)
+static bool kweb_tls_tx_pending(struct kweb_conn *conn)
+{
+	struct sock *sk = conn->sk;
+	struct tls_context *ctx;
+	bool pending;
+
+	lock_sock(sk);
+	ctx = tls_get_ctx(sk);
+	pending = ctx->partially_sent_record ||
+		  !list_empty(&tls_sw_ctx_tx(ctx)->tx_list);
+	if (pending)
+		set_bit(SOCK_NOSPACE, &conn->sock->flags);
+	release_sock(sk);
+	return pending;
+}
+
+/* An alert record: warning, close_notify. */
+static int kweb_tls_close_notify(struct kweb_conn *conn)
 {
 	static const u8 close_notify[2] = { 1, 0 };
 	char cbuf[CMSG_SPACE(sizeof(unsigned char))] = {};
@@ -326,6 +348,25 @@ void kweb_tls_shutdown(struct kweb_conn *conn)
 	cm->cmsg_type = TLS_SET_RECORD_TYPE;
 	cm->cmsg_len = CMSG_LEN(sizeof(unsigned char));
 	*(unsigned char *)CMSG_DATA(cm) = KWEB_TLS_CT_ALERT;
-	kernel_sendmsg(conn->sock, &msg, &iov, 1, iov.iov_len);
+	return kernel_sendmsg(conn->sock, &msg, &iov, 1, iov.iov_len);
+}
+
+int kweb_tls_send_end(struct kweb_conn *conn, bool last)
+{
+	int n;
+
+	if (last && !conn->tls_notified) {
+		/* kTLS set SOCK_NOSPACE on -EAGAIN: room brings us back. */
+		n = kweb_tls_close_notify(conn);
+		if (n < 0)
+			return n;
+		conn->tls_notified = true;
+	}
+	return kweb_tls_tx_pending(conn) ? -EAGAIN : 0;
+}
+
+/* close_notify and every record before it are TCP's: now the FIN. */
+void kweb_tls_shutdown(struct kweb_conn *conn)
+{
 	kernel_sock_shutdown(conn->sock, SHUT_WR);
 }

@@ -28,7 +28,12 @@ int kweb_tls_send_buf(struct kweb_conn *conn, const void *data, size_t len,
 		      int flags);
 int kweb_tls_send_page(struct kweb_conn *conn, struct page *page,
 		       size_t off, size_t len, int flags);
-/* close_notify, then the FIN. */
+/*
+ * A response sent: close_notify after the last one, and 0 once kTLS has
+ * given TCP every record, or -EAGAIN until then.
+ */
+int kweb_tls_send_end(struct kweb_conn *conn, bool last);
+/* The FIN, after kweb_tls_send_end(conn, true). */
 void kweb_tls_shutdown(struct kweb_conn *conn);
 
 #endif /* KWEB_TLS_H */

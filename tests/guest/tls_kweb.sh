@@ -148,6 +148,50 @@ want "pipelining, three responses" "pipelined 3" "$(cat "$RUN_DIR/py.out")"
 want "tls1.3 request with the Finished" "same-segment True" \
   "$(cat "$RUN_DIR/py.out")"
 
+# The last response outruns TCP: a reader with a small window, slow to
+# start, leaves kTLS holding records when kweb has sent all of it; our
+# close_notify and FIN must follow them, not overtake them. The send
+# buffer is capped well below the body (loopback's would grow past 1 MiB
+# and take it all), so TCP runs out of room in the middle of records.
+wmem=$(sysctl -n net.ipv4.tcp_wmem)
+sysctl -qw net.ipv4.tcp_wmem="4096 16384 65536"
+"$PY" - 127.0.0.1 443 >"$RUN_DIR/py_slow.out" 2>&1 <<'PYEOF'
+import hashlib, socket, ssl, sys, time
+h, p = sys.argv[1], int(sys.argv[2])
+c = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+c.check_hostname = False
+c.verify_mode = ssl.CERT_NONE
+raw = socket.socket()
+raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 8192)
+raw.settimeout(30)
+raw.connect((h, p))
+# Not suppressed: an EOF without close_notify raises.
+s = c.wrap_socket(raw, suppress_ragged_eofs=False)
+s.sendall(b"GET /big.bin HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+time.sleep(3)
+out, end = b"", "?"
+while True:
+    try:
+        d = s.recv(65536)
+    except ssl.SSLEOFError:
+        end = "no-close_notify"
+        break
+    except OSError as e:
+        end = type(e).__name__
+        break
+    if not d:
+        end = "close_notify"
+        break
+    out += d
+body = out.partition(b"\r\n\r\n")[2]
+print("slow", hashlib.sha256(body).hexdigest(), end)
+print("body bytes", len(body))
+PYEOF
+sysctl -qw net.ipv4.tcp_wmem="$wmem"
+want "1 MiB, Connection: close, slow reader: all of it, then close_notify" \
+  "slow $(sha256sum <"$DOCROOT/big.bin" | cut -d' ' -f1) close_notify" \
+  "$(cat "$RUN_DIR/py_slow.out")"
+
 # A socket given to kweb leaves the daemon's epoll set: kweb holds the
 # file, so close() alone would leave the item, naming freed memory.
 rm -f "$BASE/held" "$BASE/release"
