@@ -42,6 +42,9 @@ chown nobody:nogroup "$BASE/k.key"
 chmod 400 "$BASE/k.key"
 
 modprobe tls || die "$TAG modprobe tls"
+# The debug kernel's: what boot left is not ours.
+ensure_debugfs
+kmemleak_baseline tls_kweb
 insmod "$KO" "docroot=$DOCROOT" port=80 || die "$TAG insmod"
 id=$("$KWEBCTL" -j listener add port 443 docroot "$DOCROOT" \
   tls-port "$TLS_PORT" 2>>"$LOG" | sed -nE 's/.*"id": *([0-9]+).*/\1/p')
@@ -231,6 +234,43 @@ want "kept-alive connection served" "held True" "$(cat "$RUN_DIR/py_held.out")"
 want "daemon's epoll: no item for a socket kweb holds" "items 3." \
   "items $items."
 
+# A TLS connection kweb still serves when the module goes: held open
+# here, looked at again after rmmod (below), which resets it.
+rm -f "$BASE/held" "$BASE/release"
+"$PY" - 127.0.0.1 443 "$BASE" >"$RUN_DIR/py_rmmod.out" 2>&1 <<'PYEOF' &
+import os, socket, ssl, sys, time
+h, p, base = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+c = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+c.check_hostname = False
+c.verify_mode = ssl.CERT_NONE
+s = c.wrap_socket(socket.create_connection((h, p), timeout=60))
+s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+out = b""
+while b"hello over kTLS" not in out:
+    d = s.recv(65536)
+    if not d:
+        break
+    out += d
+print("held", b"hello over kTLS" in out)
+# Python's ssl reads a reset as an EOF: look at the TCP socket itself.
+raw = socket.socket(fileno=s.detach())
+open(base + "/held", "w").close()
+while not os.path.exists(base + "/release"):
+    time.sleep(0.1)
+try:
+    d = raw.recv(65536)
+    print("after rmmod", "data" if d else "eof")
+except ConnectionResetError:
+    print("after rmmod", "reset")
+except Exception as e:
+    print("after rmmod", type(e).__name__)
+PYEOF
+PY_RMMOD=$!
+for _ in $(seq 100); do
+  [[ -e $BASE/held ]] && break
+  sleep 0.2
+done
+
 # Cleartext on 80 is unaffected.
 want "cleartext listener" "hello over kTLS" "$(curl -s --max-time 20 http://127.0.0.1/)"
 # The daemon gone: new TLS connections fail, cleartext still serves.
@@ -247,12 +287,12 @@ cat /proc/net/kweb >>"$LOG" 2>&1
 diag 5 <"$RUN_DIR/kwebtlsd.err"
 rmmod kweb
 result "$TAG rmmod" $?
-if dmesg | grep -E "BUG|WARNING|Oops|refcount" >"$RUN_DIR/splat.txt"; then
-  not_ok "$TAG dmesg silent"
-  diag 30 <"$RUN_DIR/splat.txt"
-else
-  ok "$TAG dmesg silent"
-fi
+touch "$BASE/release"
+wait "$PY_RMMOD"
+want "rmmod resets a TLS connection kweb was serving" \
+  "$(printf 'held True\nafter rmmod reset')" "$(cat "$RUN_DIR/py_rmmod.out")"
+kmemleak_check "$TAG kmemleak clean" tls_kweb
+dmesg_check "$TAG dmesg silent"
 umount "$BASE"
 echo "$TAG: $PASSED passed, $FAILED failed"
 ((FAILED == 0))
