@@ -139,11 +139,14 @@ def main():
 
     # The request in the same segment as the client's Finished.
     try:
-        body, sess, _ = same_segment(h, p, ctx(V13), path="/same13")
+        # One context: Python resumes a session only in the one it
+        # came from.
+        c13 = ctx(V13)
+        body, sess, _ = same_segment(h, p, c13, path="/same13")
         report("python tls13 request with the Finished",
                "request=GET /same13 " in body and "rx=kwebtlsd" in body,
                body)
-        body, _, reused = same_segment(h, p, ctx(V13), sess, "/resumed13")
+        body, _, reused = same_segment(h, p, c13, sess, "/resumed13")
         report("python tls13 resumed, request with the Finished",
                reused and "reused=1" in body and
                "request=GET /resumed13 " in body, body)
