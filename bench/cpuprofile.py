@@ -5,7 +5,8 @@ perf samples CPU0 with the cpu-clock event (TCG has no PMU; an hrtimer
 fires in every context, softirq and idle included). Each sample is
 classed by the object its instruction pointer is in:
 
-  kweb    kweb.ko's own code ([kweb])
+  kweb    kweb.ko's own code ([kweb]), or the floor's (bench/floor,
+          [kwebfloor])
   kernel  the rest of the kernel: TCP/IP, the scheduler, the page cache,
           system calls (nginx's and kweb's work items' alike)
   user    user space (nginx's own code and its libraries)
@@ -88,7 +89,7 @@ def classify(text, top=12):
             continue
         dso, kind = parts[2], parts[3]
         sym = " ".join(parts[4:])
-        if dso == "[kweb]":
+        if dso in ("[kweb]", "[kwebfloor]"):
             cls = "kweb"
         elif sym in IDLE_SYMS:
             cls = "idle"

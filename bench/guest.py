@@ -14,6 +14,9 @@ started from scratch, and on each side every row (workload x file set):
                handoff  nginx behind kweb (kweb loaded with
                         dynamic_prefixes=/b/, so every connection is handed
                         to nginx on the backend port) against nginx alone
+               floor    the floor (bench/floor/kwebfloor.ko, --floor-ko:
+                        every request answered with the same 1 KiB)
+                        against kweb, on the 1k rows only
   workloads    httperf  one connection per request, serialized: each
                         connection's latency, the client's included
                httperf4  the same from 4 httperf processes at once: the
@@ -112,6 +115,7 @@ COMPARISONS = {
     "aa": ("nginx", "nginx"),
     "kweb": ("kweb", "nginx"),
     "handoff": ("handoff", "nginx"),
+    "floor": ("floor", "kweb"),
 }
 KWEB_SERVED = ("requests_softirq", "requests_worker")
 KWEB_HANDOFF_OK = ("handoff_method", "handoff_query", "handoff_prefix",
@@ -544,14 +548,48 @@ class Kweb:
             raise Failed("rmmod kweb: %s" % out.strip())
 
 
+class Floor:
+    """bench/floor/kwebfloor.ko: any GET answered with FIXED["1k"] bytes."""
+
+    PARAMS = "/sys/module/kwebfloor/parameters/"
+
+    def __init__(self, args):
+        self.args = args
+        self.loaded = False
+
+    def load(self):
+        cmd = ["insmod", self.args.floor_ko, "port=%d" % self.args.port,
+               "size=%d" % FIXED["1k"]]
+        rc, out = run(cmd, 60)
+        if rc != 0:
+            raise Failed("%s: %s" % (" ".join(cmd), out.strip()))
+        self.loaded = True
+
+    def unload(self):
+        if not self.loaded:
+            return
+        self.loaded = False
+        try:
+            with open(self.PARAMS + "errors") as f:
+                errors = int(f.read())
+        except (OSError, ValueError):
+            errors = None
+        rc, out = run(["rmmod", "kwebfloor"], 60)
+        if rc != 0:
+            raise Failed("rmmod kwebfloor: %s" % out.strip())
+        if errors != 0:
+            raise Failed("kwebfloor counted %s errors" % errors)
+
+
 class Side:
-    """One server setup on --port: nginx, kweb or handoff."""
+    """One server setup on --port: nginx, kweb, handoff or floor."""
 
     def __init__(self, name, args, docroot):
         self.name = name
         self.args = args
         self.nginx = Nginx(args, docroot) if name in ("nginx", "handoff") else None
         self.kweb = Kweb(args, docroot) if name in ("kweb", "handoff") else None
+        self.floor = Floor(args) if name == "floor" else None
 
     def start(self):
         a = self.args
@@ -565,6 +603,8 @@ class Side:
             self.nginx.start(listens)
         elif self.name == "kweb":
             self.kweb.load([])
+        elif self.name == "floor":
+            self.floor.load()
         else:
             # kweb's backend: one listener per family, on loopback.
             # "deferred": kweb hands a connection over with its request
@@ -583,7 +623,8 @@ class Side:
     def stop(self):
         errs = []
         for f in ((self.kweb.unload if self.kweb else None),
-                  (self.nginx.stop if self.nginx else None)):
+                  (self.nginx.stop if self.nginx else None),
+                  (self.floor.unload if self.floor else None)):
             if f:
                 try:
                     f()
@@ -644,11 +685,11 @@ class RawClient:
         return status, len(head) + 4, body, closes
 
 
-def fetch_all(port, paths, www, encoded):
+def fetch_all(port, paths, www, encoded, length_only=False):
     """GET every path once: each must be a 200 with the file's exact
-    bytes (else Failed); a path of encoded, {path: (coding, file)}, asked
-    for in that coding, with that file's. Returns {path: length of the
-    whole response}."""
+    bytes (else Failed), or as many (length_only: the floor's); a path of
+    encoded, {path: (coding, file)}, asked for in that coding, with that
+    file's. Returns {path: length of the whole response}."""
     c = RawClient(port)
     lengths = {}
     try:
@@ -664,7 +705,8 @@ def fetch_all(port, paths, www, encoded):
                     c.close()
                     if attempt == 2:
                         raise Failed("GET %s: %s" % (p, e))
-            if status != 200 or body != want:
+            if status != 200 or (len(body) != len(want) if length_only
+                                 else body != want):
                 raise Failed("GET %s: status %d, %d bytes (want 200, %d bytes)"
                              % (p, status, len(body), len(want)))
             lengths[p] = head + len(body)
@@ -785,9 +827,9 @@ def parse_wrk(out, checked, lengths, conns):
 def check_kweb(side, kd, res, workload, size):
     """What /proc/net/kweb says must match who served. size: of the one
     file requested (0 for a mix)."""
-    if side == "nginx":
+    if side in ("nginx", "floor"):
         if kd is not None:
-            raise Failed("kweb is loaded on an nginx-alone side")
+            raise Failed("kweb is loaded on an %s side" % side)
         return {}
     if kd is None:
         raise Failed("no %s counters on a %s side" % (PROC_KWEB, side))
@@ -1030,7 +1072,7 @@ class Bench:
             self.lengths = fetch_all(
                 self.args.port, sorted({p for fs in {r[1] for r in rows}
                                         for p in self.info[fs]["paths"]}),
-                self.www, self.info["_encoded"])
+                self.www, self.info["_encoded"], side_name == "floor")
         except (Failed, OSError, subprocess.SubprocessError) as e:
             for wl, fs in rows:
                 self.fail(dict(base, workload=wl, fileset=fs),
@@ -1090,6 +1132,12 @@ class Bench:
 
     def comparison(self, comp, rows):
         a_side, b_side = COMPARISONS[comp]
+        if comp == "floor":
+            # The floor answers every request with the same 1 KiB.
+            rows = [r for r in rows if r[1] == "1k"]
+            if not rows:
+                say("comparison floor: no 1k row, skipped")
+                return
         for rnd in range(1, self.args.rounds + 1):
             if ISOLATED:
                 cal = isolate.calibrate(1.0 if self.args.smoke else 2.0)
@@ -1151,7 +1199,10 @@ def main():
                     help="work directory (docroot, lists, nginx run dir); "
                     "in the guest a tmpfs")
     ap.add_argument("--out", required=True, help="JSON lines appended here")
-    ap.add_argument("--kweb-ko", help="kweb.ko (needed by kweb and handoff)")
+    ap.add_argument("--kweb-ko", help="kweb.ko (needed by kweb, handoff and "
+                    "floor)")
+    ap.add_argument("--floor-ko", help="bench/floor/kwebfloor.ko (needed by "
+                    "floor)")
     ap.add_argument("--comparisons", default="aa,kweb,handoff")
     ap.add_argument("--workloads", default="",
                     help="with --filesets: every workload x file set "
@@ -1240,6 +1291,9 @@ def main():
             raise SystemExit("comparisons %s need --kweb-ko" % args.comparisons)
         if kweb_counters() is not None:
             raise SystemExit("kweb is already loaded")
+    if "floor" in comps and not (args.floor_ko and
+                                 os.path.isfile(args.floor_ko)):
+        raise SystemExit("comparison floor needs --floor-ko")
     if args.rounds < 1 or args.duration < 1:
         raise SystemExit("--rounds and --duration must be at least 1")
 

@@ -32,12 +32,13 @@ WORKLOAD_NAMES = {
 FILESET_NAMES = {"spec": "SPECweb99 mix", "1k": "1 KiB", "64k": "64 KiB",
                  "1m": "1 MiB", "64kgz": "64 KiB script as its .gz (20 KiB)"}
 SERVER_NAMES = {"kweb": "kweb", "nginx": "nginx",
-                "handoff": "nginx behind kweb"}
+                "handoff": "nginx behind kweb", "floor": "the floor"}
 COMP_TITLES = {
     "aa": "A/A calibration: nginx against nginx",
     "kweb": "kweb against nginx",
     "handoff": "Handoff: nginx behind kweb (every request handed off) "
                "against nginx alone",
+    "floor": "The floor (bench/floor/kwebfloor.ko) against kweb",
 }
 # A tool whose own user-space code keeps its threads busy this much of
 # the run may be what limits the result.
@@ -426,7 +427,7 @@ def markdown(meta, runs, table, headline=()):
                 pct(top), row.comp, WORKLOAD_NAMES.get(row.wl, row.wl),
                 FILESET_NAMES.get(row.fs, row.fs), pct(TOOL_BUSY_LIMIT)))
         lines.append("")
-    for comp in ("aa", "kweb", "handoff"):
+    for comp in ("aa", "kweb", "handoff", "floor"):
         if comp not in table:
             continue
         lines.append("## " + COMP_TITLES[comp])
@@ -616,7 +617,7 @@ def server_cpu_section(table, cal):
               "client CPU A/B", "goal"]
     aa_rows = {(r.wl, r.fs): r for r in table.get("aa", [])}
     body = []
-    for comp in ("kweb", "handoff", "aa"):
+    for comp in ("kweb", "handoff", "floor", "aa"):
         for row in table.get(comp, []):
             key, unit = server_key(row.fs)
             pairs = [1 / x for x in row.pair_ratios(key) if x]
@@ -643,7 +644,9 @@ def server_cpu_section(table, cal):
     lines += ["", "A and B: server CPU, median (min–max) over the rounds; "
               "B/A: the median of each round's B over A (for kweb and "
               "handoff, nginx alone over kweb: how many times kweb's CPU "
-              "nginx spends); A/A: the same for nginx against nginx in the "
+              "nginx spends; for the floor, kweb over the floor: how many "
+              "times the least responder of kweb's design kweb spends); "
+              "A/A: the same for nginx against nginx in the "
               "same row, and its spread, how far its median is from 1. "
               "Client CPU: CPU1 busy, wall less idle (near 100%: the client "
               "was the limit of the rate, not of the CPU figure).", ""]

@@ -69,7 +69,7 @@ main() {
   [[ -n $image && -n $kdir ]] || die "no stock $kernel kernel (see scripts/kernels.sh)"
   ((smoke)) && tag+=-smoke
 
-  local stamp results dir log ko
+  local stamp results dir log ko floor_ko
   stamp=$(date +%Y%m%d-%H%M%S)
   results=${KWEB_RESULTS:-$REPO/results/bench-$stamp}
   export KWEB_RESULTS=$results
@@ -83,6 +83,12 @@ main() {
   fi
   ko=$REPO/build/$(basename "$kdir")/kweb.ko
   [[ -r $ko ]] || die "no $ko after the build"
+  # The floor (bench/floor), for the floor comparison.
+  if ! make -C "$REPO/bench/floor" modules KDIR="$kdir" >>"$log" 2>&1; then
+    tail -n 30 "$log" >&2
+    die "floor build failed (full log: $log)"
+  fi
+  floor_ko=$REPO/build/floor/$(basename "$kdir")/kwebfloor.ko
 
   local timeout_s vm_args=(--name "$tag" --cpus 2 --memory 2G)
   # The TSC as clocksource, as on hardware. TCG's CPU model is an AMD one
@@ -103,6 +109,7 @@ main() {
   fi
   local guest_args=()
   ((smoke)) && guest_args+=(--smoke)
+  guest_args+=(--floor-ko "$floor_ko")
   guest_args+=("$ko" "$dir" "$tag")
   ((${#extra[@]})) && guest_args+=(-- "${extra[@]}")
 

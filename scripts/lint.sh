@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # `make lint`: static checks, one test line each ("ok - lint: ..." or
 # "not ok - lint: ..." with "# " diagnostics):
-#   - checkpatch.pl --no-tree -f on every kmod/, kunit/, uapi/linux/ and
-#     userctl/ source
+#   - checkpatch.pl --no-tree -f on every kmod/, kunit/, uapi/linux/,
+#     bench/floor/ and userctl/ source
 #   - userctl/kwebctl builds with -Wall -Wextra and no warning
 #   - a W=1 C=2 (sparse on every file) build against each stock kernel, which
 #     must print no "warning:" / "error:" line at all
@@ -73,6 +73,7 @@ lint_checkpatch() {
   local cp files=() f out
   shopt -s nullglob
   files=("$REPO"/kmod/*.[ch] "$REPO"/kunit/*.[ch] "$REPO"/uapi/linux/*.h
+    "$REPO"/bench/floor/*.[ch]
     "$REPO"/userctl/*.[ch])
   shopt -u nullglob
   if ! cp=$(find_checkpatch); then

@@ -3,7 +3,8 @@
 # scripts/vm.sh; `make check` runs it with --smoke), as root inside a
 # virtme-ng guest:
 #
-#   bench.sh [--smoke] KWEB_KO [RESULTS_DIR [TAG]] [-- GUEST_PY_ARGS...]
+#   bench.sh [--smoke] [--floor-ko KO] KWEB_KO [RESULTS_DIR [TAG]]
+#            [-- GUEST_PY_ARGS...]
 #
 # or KWEB_KO, RESULTS_DIR and TAG from $KWEB_KO, $KWEB_RUN_DIR, $KWEB_TAG.
 # Runs bench/guest.py on a tmpfs (docroot, nginx's run directory) with
@@ -22,10 +23,16 @@ REPO=$(cd "$HERE/../.." && pwd)
 . "$HERE/lib.sh"
 
 smoke=()
-if [[ ${1:-} == --smoke ]]; then
-  smoke=(--smoke)
-  shift
-fi
+floor=() # bench/floor/kwebfloor.ko, for the floor comparison
+while [[ ${1:-} == --smoke || ${1:-} == --floor-ko ]]; do
+  if [[ $1 == --smoke ]]; then
+    smoke=(--smoke)
+    shift
+  else
+    floor=(--floor-ko "${2:?}")
+    shift 2
+  fi
+done
 pos=()
 while (($#)) && [[ $1 != -- ]]; do
   pos+=("$1")
@@ -61,7 +68,8 @@ if ((rc == 0)); then
   rm -f "$JSONL"
   # Progress ("bench: ..." lines) on stdout, as it comes.
   "$PY" "$REPO/bench/guest.py" --guest --base "$BASE" --out "$JSONL" \
-    --kweb-ko "$KO" "${smoke[@]}" "${extra[@]}" 2>"$RUN_DIR/guest-py.err" |
+    --kweb-ko "$KO" "${floor[@]}" "${smoke[@]}" "${extra[@]}" \
+    2>"$RUN_DIR/guest-py.err" |
     tee "$RUN_DIR/bench.log"
   rc=${PIPESTATUS[0]}
   runs=$(grep -c '"type": "run"' "$JSONL" 2>/dev/null)
@@ -101,6 +109,9 @@ fi
 # Whatever went wrong, leave nothing loaded or listening.
 if module_loaded kweb; then
   bounded 60 rmmod kweb >/dev/null 2>&1
+fi
+if module_loaded kwebfloor; then
+  bounded 60 rmmod kwebfloor >/dev/null 2>&1
 fi
 kmsg_mark "bench ($TAG) end"
 dmesg_check "$TAG: dmesg clean (bench)"
