@@ -11,7 +11,7 @@
 # make deb        Debian packages kweb-dkms and kweb-tools in build/deb/
 # make bench      kweb against nginx in a 2-vCPU guest (KERNEL=6.12 or 6.1;
 #                 KVM=1 to use KVM; BENCH_ARGS="--rounds 7" to bench/guest.py)
-# make bench-smoke  the same, one short round (not part of make check)
+# make bench-smoke  the same, one short round (make check runs it too)
 # make soak       10 minutes of everything at once on the debug kernel
 #                 (SOAK_ARGS="--kernel 6.12 --minutes 2" for a quicker loop)
 

@@ -127,9 +127,13 @@ KWEB_HANDOFF_FAILED = ("handoff_failed_no_backend", "handoff_failed_queue_full",
 FIXED_MTIME = 1700000000
 
 
+T0 = time.monotonic()
+
+
 def say(msg):
     # Never "ok"/"not ok" at the start: tests/guest/bench.sh owns those.
-    print("bench: " + msg, flush=True)
+    # The elapsed time shows where a run's minutes go.
+    print("bench: [%5.0fs] %s" % (time.monotonic() - T0, msg), flush=True)
 
 
 class Failed(Exception):
@@ -995,9 +999,9 @@ class Bench:
         k0 = kweb_counters()
         n0 = side.nginx.workers_cpu() if side.nginx else 0
         c0 = cpu_times()
-        meter = isolate.Meter()
+        meter = isolate.Meter() if ISOLATED else None
         res, ru, wall = self.load(wl, fs, amount, a.check_timed)
-        per_cpu = meter.read()
+        per_cpu = meter.read() if meter else None
         c1 = cpu_times()
         n1 = side.nginx.workers_cpu() if side.nginx else 0
         k1 = kweb_counters()
@@ -1025,18 +1029,32 @@ class Bench:
             srv = per_cpu[isolate.SERVER_CPU]
             cli = per_cpu[isolate.CLIENT_CPU]
             body = sum(self.info[fs]["sizes"]) / len(self.info[fs]["sizes"])
+            mib = res["requests"] * body / 2 ** 20
+
+            def per_unit(prefix, secs):
+                """secs of CPU per 1000 requests and per MiB of bodies."""
+                return {prefix + "_ms_per_1k": secs * 1e6 / res["requests"],
+                        prefix + "_ms_per_mib": secs * 1e3 / mib}
+            # The headline: the server's CPU (CPU0, wall less idle).
+            rec.update(per_unit("server_cpu", srv["busy"]))
             rec.update({
-                # The headline: the server's CPU (CPU0, wall less idle)
-                # per 1000 requests and per MiB of bodies.
                 "server_cpu_s": srv["busy"],
                 "server_cpu_sampled_s": srv["sampled"],
-                "server_cpu_ms_per_1k": srv["busy"] * 1e6 / res["requests"],
-                "server_cpu_ms_per_mib": srv["busy"] * 1e3 /
-                (res["requests"] * body / 2 ** 20),
                 "server_cpu_util": srv["busy"] / per_cpu["wall"],
                 "client_cpu_util": cli["busy"] / per_cpu["wall"],
                 "meter_wall": per_cpu["wall"],
             })
+            host = per_cpu["host"]
+            if host:
+                # The same from the host: the CPU time of the server's
+                # vCPU thread, which a preempted vCPU does not accrue.
+                hs = host.get("vcpu%d" % isolate.SERVER_CPU, 0)
+                rec.update(per_unit("host_cpu", hs))
+                rec.update({
+                    "host_server_s": hs,
+                    "host_client_s": host.get("vcpu%d" % isolate.CLIENT_CPU),
+                    "host_other_s": host.get("other"),
+                })
         sizes = self.info[fs]["sizes"]
         rec["kweb_check"] = check_kweb(side.name, kd, res, wl,
                                        sizes[0] if len(sizes) == 1 else 0)
@@ -1044,7 +1062,7 @@ class Bench:
 
     def profiled(self, side, wl_name, fs):
         """One more run, untimed, with perf sampling the server's CPU:
-        where its time goes (bench/profile.py)."""
+        where its time goes (bench/cpuprofile.py)."""
         a = self.args
         wl = WORKLOADS[wl_name]
         if wl["tool"] == "httperf":
@@ -1054,7 +1072,6 @@ class Bench:
         prof = cpuprofile.Profile(isolate.SERVER_CPU,
                                   os.path.join(a.base, "perf.data"))
         prof.start()
-        time.sleep(1)   # perf's start, before the load's
         try:
             res, _, _ = self.load(wl, fs, amount, False)
         finally:
@@ -1093,7 +1110,8 @@ class Bench:
                     rec["ok"] = True
                     self.nruns += 1
                     self.emit(rec)
-                    if self.args.profile and rnd == 1 and ISOLATED:
+                    if (self.args.profile and rnd == 1 and ISOLATED and
+                            (wl, fs) in rows[:self.args.profile_rows]):
                         try:
                             prof = self.profiled(side, wl, fs)
                         except (Failed, OSError,
@@ -1107,8 +1125,10 @@ class Bench:
                         "%7.1f ms CPU/1k req%s" % (
                             comp, rnd, label, side_name, wl, fs, rec["rps"],
                             rec["mbps"], rec["cpu_ms_per_1k"],
-                            " (server %.1f, client CPU %.0f%%)" % (
+                            " (server %.1f, host %s, client CPU %.0f%%)" % (
                                 rec["server_cpu_ms_per_1k"],
+                                "%.1f" % rec["host_cpu_ms_per_1k"]
+                                if "host_cpu_ms_per_1k" in rec else "-",
                                 100 * rec["client_cpu_util"])
                             if ISOLATED else ""))
                 except (Failed, OSError, subprocess.SubprocessError) as e:
@@ -1144,12 +1164,21 @@ class Bench:
                 cal.update({"comparison": comp, "round": rnd})
                 self.emit(cal)
                 say("calibration: a %.2f s spin on CPU%d read %.3f s "
-                    "(tick-sampled %.2f s); quiet CPU%d %.1f ms/s busy"
-                    % (cal["spin_cpu"], isolate.SERVER_CPU, cal["measured"],
-                       cal["sampled"], isolate.SERVER_CPU,
-                       cal["quiet_busy_per_s"] * 1000))
-            self.side_round(comp, "A", a_side, rnd, rows)
-            self.side_round(comp, "B", b_side, rnd, rows)
+                    "(tick-sampled %.2f s, its vCPU thread on the host %s); "
+                    "quiet CPU%d %.1f ms/s busy"
+                    % (cal["spin_wall"], isolate.SERVER_CPU, cal["measured"],
+                       cal["sampled"], "%.3f s" % cal["host_spin"]
+                       if cal.get("host_spin") is not None else "unknown",
+                       isolate.SERVER_CPU, cal["quiet_busy_per_s"] * 1000))
+            # A B, then B A: the side that runs second in a round paid
+            # up to 1.3x more CPU per request (nginx against nginx,
+            # 2026-12-03), so alternating the order cancels that out of
+            # the median of the paired ratios.
+            order = [("A", a_side), ("B", b_side)]
+            if rnd % 2 == 0:
+                order.reverse()
+            for label, side in order:
+                self.side_round(comp, label, side, rnd, rows)
 
 
 # ---------------------------------------------------------------- main
@@ -1249,9 +1278,11 @@ def main():
                     help="run the load tool on these CPUs only (e.g. 0)")
     ap.add_argument("--nginx-affinity", action="store_true",
                     help="worker_cpu_affinity auto: a worker per CPU")
-    ap.add_argument("--profile", type=float, default=0,
+    ap.add_argument("--profile", type=float, default=4,
                     help="seconds of one more run per row and side in the "
                     "first round, with perf sampling the server's CPU")
+    ap.add_argument("--profile-rows", type=int, default=None,
+                    help="profile only the first N rows")
     ap.add_argument("--shared-cpus", dest="isolate", action="store_false",
                     help="with --guest: no client isolation (the client "
                     "and the servers share the CPUs, as before 2026-12-03)")
@@ -1263,7 +1294,8 @@ def main():
     comps = csv(args.comparisons, COMPARISONS, "comparison")
     if args.smoke:
         args.rounds, args.duration, args.warmup = 1, 1, 0
-        args.profile = args.profile or 1
+        args.profile = min(args.profile, 1)
+        args.profile_rows = 1
         args.probe_conns = 30
         args.spec_dirs = 1
         if not args.rows:

@@ -14,6 +14,10 @@
 # vCPU thread the host preempts looks busy to the guest (TCG has no steal
 # time). Needs 2 host CPUs.
 #
+# --thread-names has QEMU name its vCPU threads "CPU N/TCG" (-name
+# debug-threads=on), for whoever reads their CPU time on the host
+# (bench/hostcpu.py); --pin-vcpu0 implies it.
+#
 # --root-cache MODE mounts the host's filesystem (the guest's 9p root) with
 # cache=MODE instead of vng's cache=none: with loose, a slow guest (the
 # debug kernel) stops paying a round trip to the host for every file access.
@@ -58,11 +62,12 @@ forward=
 root_cache=
 append=()
 pin_vcpu0=0
+thread_names=0
 
 usage() {
   echo "usage: $0 [--name TAG] [--memory SIZE] [--cpus N] [--kvm]" \
     "[--timeout SEC] [--net-forward HOSTPORT:GUESTPORT] [--root-cache MODE]" \
-    "[--append KERNEL-ARG]... [--pin-vcpu0] KERNEL_IMAGE --" \
+    "[--append KERNEL-ARG]... [--pin-vcpu0] [--thread-names] KERNEL_IMAGE --" \
     "COMMAND..." >&2
   exit 2
 }
@@ -79,7 +84,8 @@ while (($#)); do
     --root-cache) root_cache=${2:?}; shift 2 ;;
     --net-forward) forward=${2:?}; shift 2 ;;
     --append) append+=("${2:?}"); shift 2 ;;
-    --pin-vcpu0) pin_vcpu0=1; shift ;;
+    --pin-vcpu0) pin_vcpu0=1; thread_names=1; shift ;;
+    --thread-names) thread_names=1; shift ;;
     -h|--help) usage ;;
     --) usage ;;
     -*) usage ;;
@@ -234,6 +240,8 @@ vng_args+=(--append loglevel=5)
 for arg in "${append[@]}"; do
   vng_args+=(--append "$arg")
 done
+# QEMU names its vCPU threads ("CPU N/TCG") only when asked to.
+((thread_names)) && vng_args+=("--qemu-opts=-name kweb-$name,debug-threads=on")
 if [[ -n $forward ]]; then
   # Only the host's loopback is forwarded: nothing outside reaches the guest.
   vng_args+=("--qemu-opts=-netdev user,id=n0,hostfwd=tcp:127.0.0.1:${forward%%:*}-:${forward##*:} -device virtio-net-pci,netdev=n0")

@@ -1096,33 +1096,38 @@ class ExitLoad:
             check(chunk, "EOF after %s" % show(bytes(data)))
             data += chunk
 
+    @staticmethod
+    def idle_before_send(s):
+        """Seconds between the last data this socket received (or its
+        connection) and the last it sent, by the kernel's clock
+        (struct tcp_info: tcpi_last_data_sent and tcpi_last_data_recv,
+        milliseconds ago, at offsets 44 and 52). kweb's idle clock runs
+        from its last send (or its accept); this thread's own clock can
+        lag it by seconds on a slow guest."""
+        info = s.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 64)
+        sent_ago, recv_ago = struct.unpack_from("=I4xI", info, 44)
+        return (recv_ago - sent_ago) / 1000
+
     def keepalive(self):
         """Requests on one connection; now and then idle past the
         keep-alive timeout, for kweb to close it with its FIN."""
-        s, n, last = None, 0, 0
+        s, n = None, 0
         while not self.stop.is_set():
             if s is None:
                 s = self.sock()
-                # kweb's idle clock starts at its accept: a thread the
-                # slow guest leaves waiting after connect() may send
-                # its first request after the timeout.
-                last = time.monotonic()
-            sent = time.monotonic()
             s.sendall(req("/small.txt"))
             try:
                 code, _, body = self.one(s)
             except Fail:
                 # kweb may close an idle connection as its timeout ends
-                # (a slow guest's thread can idle that long): not well
-                # before. Its clock starts at its send, which on the
-                # debug kernel can be long before this thread's last.
-                if sent - last < CFG.keepalive * 0.5:
+                # (a slow guest's thread can idle that long before its
+                # request): not well before.
+                if self.idle_before_send(s) < CFG.keepalive * 0.5:
                     raise
                 s.close()
                 s, n = None, 0
                 self.done("keep-alive timeout")
                 continue
-            last = time.monotonic()
             check(code == 200 and body == self.small,
                   "status %d, %s" % (code, show(body)))
             self.done("keep-alive")

@@ -72,6 +72,8 @@ if ((rc == 0)); then
     2>"$RUN_DIR/guest-py.err" |
     tee "$RUN_DIR/bench.log"
   rc=${PIPESTATUS[0]}
+  say "$TAG: bench/guest.py took ${SECONDS}s"
+  t=$SECONDS
   runs=$(grep -c '"type": "run"' "$JSONL" 2>/dev/null)
   failed=$(grep -c '"ok": false' "$JSONL" 2>/dev/null)
   if ((rc == 0)) && ((runs > 0)); then
@@ -90,6 +92,7 @@ if ((rc == 0)); then
   if "$PY" "$REPO/bench/idle.py" --guest --base "$BASE/idle" --out "$JSONL" \
     --kweb-ko "$KO" "${idle[@]}" 2>"$RUN_DIR/idle-py.err" |
     tee -a "$RUN_DIR/bench.log"; then
+    say "$TAG: bench/idle.py took $((SECONDS - t))s"
     ok "$TAG: idle connections held: kweb's, nginx's and bare TCP's memory measured"
   else
     not_ok "$TAG: idle connections held and measured"

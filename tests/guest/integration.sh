@@ -1029,8 +1029,16 @@ load_errors() {
 # KWEB_SKIP="synflood" (make check, per kernel): all but the suites named.
 ONLY=${KWEB_ONLY:-}
 SKIP=${KWEB_SKIP:-}
+# A suite wanted starts its clock and reports the one before it: what
+# make check's minutes go to.
+LAP_NAME='' LAP_T=0
+lap() {
+  [[ -n $LAP_NAME ]] && say "$TAG: suite $LAP_NAME took $((SECONDS - LAP_T))s"
+  LAP_NAME=$1 LAP_T=$SECONDS
+}
 want() {
-  [[ -z $ONLY || " $ONLY " == *" $1 "* ]] && [[ " $SKIP " != *" $1 "* ]]
+  [[ -z $ONLY || " $ONLY " == *" $1 "* ]] && [[ " $SKIP " != *" $1 "* ]] &&
+    lap "$1"
 }
 
 # The Debian package's module, loaded by modprobe (tests/guest/dkms.sh),
@@ -1092,6 +1100,7 @@ main() {
   elif module_loaded kweb && ! kernel_died; then
     rmmod_kweb || true
   fi
+  lap ''
   nginx_down
   load_errors
   local after="integration tests"

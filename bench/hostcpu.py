@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""The host's side of the bench's CPU measure: what QEMU's vCPU threads
+cost the host, read when the guest asks.
+
+    hostcpu.py --name QEMU_NAME --dir DIR [--timeout SECS]
+
+Under TCG a guest CPU is a host thread ("CPU N/TCG", named so by QEMU's
+-name debug-threads=on). The thread runs while its vCPU executes and
+sleeps while it is halted, so its CPU time on the host is the vCPU's
+work, in host time, whatever else the host runs: a vCPU thread the host
+preempts stops accruing it, while inside the guest the preempted time
+looks busy (TCG has no steal time).
+
+Protocol, through DIR (shared with the guest, which sees the host's
+filesystem): the guest creates DIR/req.N; this process, polling, answers
+with DIR/resp.N (written whole, then renamed), one JSON object: the
+nanoseconds each vCPU thread has run (/proc/PID/task/TID/schedstat) and
+those of QEMU's other threads together. It waits for the QEMU whose
+command line has "-name QEMU_NAME" and exits once that QEMU is gone.
+Python 3.9+ standard library only.
+"""
+
+import argparse
+import json
+import os
+import re
+import sys
+import time
+
+
+def find_qemu(name):
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open("/proc/%s/cmdline" % pid, "rb") as f:
+                argv = f.read().split(b"\0")
+        except OSError:
+            continue
+        if not argv or b"qemu-system" not in argv[0]:
+            continue
+        for i, a in enumerate(argv[:-1]):
+            if a == b"-name" and argv[i + 1].split(b",")[0] in (
+                    name.encode(), b"guest=" + name.encode()):
+                return int(pid)
+    return None
+
+
+def thread_times(pid):
+    """{"vcpu0": ns, "vcpu1": ns, ..., "other": ns} of QEMU pid."""
+    out = {"other": 0}
+    for tid in os.listdir("/proc/%d/task" % pid):
+        base = "/proc/%d/task/%s/" % (pid, tid)
+        try:
+            with open(base + "comm") as f:
+                comm = f.read().strip()
+            with open(base + "schedstat") as f:
+                ns = int(f.read().split()[0])
+        except (OSError, ValueError, IndexError):
+            continue
+        m = re.match(r"CPU (\d+)/", comm)
+        if m:
+            out["vcpu" + m.group(1)] = out.get("vcpu" + m.group(1), 0) + ns
+        else:
+            out["other"] += ns
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--name", required=True)
+    ap.add_argument("--dir", required=True)
+    ap.add_argument("--timeout", type=float, default=600,
+                    help="seconds to wait for the QEMU to appear")
+    args = ap.parse_args()
+    os.makedirs(args.dir, exist_ok=True)
+    end = time.monotonic() + args.timeout
+    pid = None
+    while pid is None:
+        if time.monotonic() > end:
+            print("hostcpu: no QEMU named %s" % args.name, file=sys.stderr)
+            return 1
+        time.sleep(0.5)
+        pid = find_qemu(args.name)
+    while os.path.exists("/proc/%d" % pid):
+        for f in os.listdir(args.dir):
+            if not f.startswith("req."):
+                continue
+            n = f[4:]
+            rec = thread_times(pid)
+            rec["host_monotonic"] = time.monotonic()
+            tmp = os.path.join(args.dir, ".resp." + n)
+            with open(tmp, "w") as out:
+                json.dump(rec, out)
+            os.rename(tmp, os.path.join(args.dir, "resp." + n))
+            os.unlink(os.path.join(args.dir, f))
+        time.sleep(0.02)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
