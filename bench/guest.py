@@ -1050,6 +1050,15 @@ class Bench:
                 # vCPU thread, which a preempted vCPU does not accrue.
                 hs = host.get("vcpu%d" % isolate.SERVER_CPU, 0)
                 rec.update(per_unit("host_cpu", hs))
+                ins = host.get("insn%d" % isolate.SERVER_CPU)
+                if ins is not None:
+                    # Instructions the server's vCPU executed
+                    # (bench/qemu/kwebicount.so): no clock in them.
+                    rec.update({"server_insns": ins,
+                                "kinsn_per_req": ins / res["requests"] / 1e3,
+                                "minsn_per_mib": ins / mib / 1e6,
+                                "client_insns": host.get(
+                                    "insn%d" % isolate.CLIENT_CPU)})
                 rec.update({
                     "host_server_s": hs,
                     "host_client_s": host.get("vcpu%d" % isolate.CLIENT_CPU),
@@ -1111,7 +1120,9 @@ class Bench:
                     self.nruns += 1
                     self.emit(rec)
                     if (self.args.profile and rnd == 1 and ISOLATED and
-                            (wl, fs) in rows[:self.args.profile_rows]):
+                            (wl, fs) in rows[:self.args.profile_rows] and
+                            self.args.profile_sides in (None,
+                                                        (comp, label))):
                         try:
                             prof = self.profiled(side, wl, fs)
                         except (Failed, OSError,
@@ -1125,10 +1136,13 @@ class Bench:
                         "%7.1f ms CPU/1k req%s" % (
                             comp, rnd, label, side_name, wl, fs, rec["rps"],
                             rec["mbps"], rec["cpu_ms_per_1k"],
-                            " (server %.1f, host %s, client CPU %.0f%%)" % (
+                            " (server %.1f, host %s, %s k insn/req, "
+                            "client CPU %.0f%%)" % (
                                 rec["server_cpu_ms_per_1k"],
                                 "%.1f" % rec["host_cpu_ms_per_1k"]
                                 if "host_cpu_ms_per_1k" in rec else "-",
+                                "%.1f" % rec["kinsn_per_req"]
+                                if "kinsn_per_req" in rec else "-",
                                 100 * rec["client_cpu_util"])
                             if ISOLATED else ""))
                 except (Failed, OSError, subprocess.SubprocessError) as e:
@@ -1164,11 +1178,13 @@ class Bench:
                 cal.update({"comparison": comp, "round": rnd})
                 self.emit(cal)
                 say("calibration: a %.2f s spin on CPU%d read %.3f s "
-                    "(tick-sampled %.2f s, its vCPU thread on the host %s); "
-                    "quiet CPU%d %.1f ms/s busy"
+                    "(tick-sampled %.2f s, its vCPU thread on the host %s, "
+                    "%s M insn/s); quiet CPU%d %.1f ms/s busy"
                     % (cal["spin_wall"], isolate.SERVER_CPU, cal["measured"],
                        cal["sampled"], "%.3f s" % cal["host_spin"]
                        if cal.get("host_spin") is not None else "unknown",
+                       "%.0f" % (cal["insn_spin_per_s"] / 1e6)
+                       if cal.get("insn_spin_per_s") else "-",
                        isolate.SERVER_CPU, cal["quiet_busy_per_s"] * 1000))
             # A B, then B A: the side that runs second in a round paid
             # up to 1.3x more CPU per request (nginx against nginx,
@@ -1232,7 +1248,9 @@ def main():
                     "floor)")
     ap.add_argument("--floor-ko", help="bench/floor/kwebfloor.ko (needed by "
                     "floor)")
-    ap.add_argument("--comparisons", default="aa,kweb,handoff")
+    ap.add_argument("--comparisons", default="",
+                    help="default: aa,kweb,handoff, and floor with "
+                    "--floor-ko")
     ap.add_argument("--workloads", default="",
                     help="with --filesets: every workload x file set "
                     "(known: %s)" % ",".join(WORKLOADS))
@@ -1291,19 +1309,26 @@ def main():
                     "code path, times nothing worth reading")
     args = ap.parse_args()
 
+    args.profile_sides = None
+    if not args.comparisons:
+        args.comparisons = "aa,kweb,handoff" + (",floor" if args.floor_ko
+                                                 else "")
     comps = csv(args.comparisons, COMPARISONS, "comparison")
     if args.smoke:
         args.rounds, args.duration, args.warmup = 1, 1, 0
+        # One profile (perf's start and report take a minute under TCG):
+        # kweb's, so that its symbols are looked up.
         args.profile = min(args.profile, 1)
         args.profile_rows = 1
+        args.profile_sides = ("kweb", "A")
         args.probe_conns = 30
         args.spec_dirs = 1
         if not args.rows:
             # Every code path (request list and single file, for both
             # tools; big bodies; many connections), none so slow under
             # TCG that a one-second run could complete nothing.
-            args.rows = ("httperf:spec,httperf:1m,wrk16:spec,wrk256:1k,"
-                         "httperf:64kgz,wrk16:64kgz")
+            args.rows = ("httperf:spec,httperf4:1k,wrk16:spec,wrk256:1k,"
+                         "httperf:1m,wrk16:64kgz")
     if not args.rows and not args.workloads and not args.filesets:
         args.rows = DEFAULT_ROWS
     if args.rows:

@@ -3,7 +3,7 @@
 """The host's side of the bench's CPU measure: what QEMU's vCPU threads
 cost the host, read when the guest asks.
 
-    hostcpu.py --name QEMU_NAME --dir DIR [--timeout SECS]
+    hostcpu.py --name QEMU_NAME --dir DIR [--icount FILE] [--timeout SECS]
 
 Under TCG a guest CPU is a host thread ("CPU N/TCG", named so by QEMU's
 -name debug-threads=on). The thread runs while its vCPU executes and
@@ -16,7 +16,9 @@ Protocol, through DIR (shared with the guest, which sees the host's
 filesystem): the guest creates DIR/req.N; this process, polling, answers
 with DIR/resp.N (written whole, then renamed), one JSON object: the
 nanoseconds each vCPU thread has run (/proc/PID/task/TID/schedstat) and
-those of QEMU's other threads together. It waits for the QEMU whose
+those of QEMU's other threads together; with --icount, also the
+instructions each vCPU has executed ("insn0", ...), from the counters
+bench/qemu/kwebicount.so keeps in FILE. It waits for the QEMU whose
 command line has "-name QEMU_NAME" and exits once that QEMU is gone.
 Python 3.9+ standard library only.
 """
@@ -25,6 +27,7 @@ import argparse
 import json
 import os
 import re
+import struct
 import sys
 import time
 
@@ -67,10 +70,33 @@ def thread_times(pid):
     return out
 
 
+ICOUNT_MAGIC = 0x544e434943424557
+
+
+def icounts(path):
+    """{"insn0": n, ...} from kwebicount.so's page (its layout: a 64-byte
+    header of magic and vCPU count, then a 64-byte slot per vCPU whose
+    first u64 is its instructions); {} if it is not there (yet)."""
+    try:
+        with open(path, "rb") as f:
+            page = f.read(4096)
+    except OSError:
+        return {}
+    if len(page) < 64:
+        return {}
+    magic, nr = struct.unpack_from("<QQ", page, 0)
+    if magic != ICOUNT_MAGIC:
+        return {}
+    return {"insn%d" % i: struct.unpack_from("<Q", page, 64 * (i + 1))[0]
+            for i in range(min(nr, len(page) // 64 - 1))}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--name", required=True)
     ap.add_argument("--dir", required=True)
+    ap.add_argument("--icount",
+                    help="kwebicount.so's counters (its out= file)")
     ap.add_argument("--timeout", type=float, default=600,
                     help="seconds to wait for the QEMU to appear")
     args = ap.parse_args()
@@ -89,6 +115,8 @@ def main():
                 continue
             n = f[4:]
             rec = thread_times(pid)
+            if args.icount:
+                rec.update(icounts(args.icount))
             rec["host_monotonic"] = time.monotonic()
             tmp = os.path.join(args.dir, ".resp." + n)
             with open(tmp, "w") as out:

@@ -148,8 +148,9 @@ _host_seq = [0]
 
 def host_threads(timeout=10.0):
     """Seconds each of QEMU's vCPU threads has run on the host
-    ({"vcpu0": s, "vcpu1": s, "other": s}), from bench/hostcpu.py through
-    the shared HOSTCPU_DIR; None without it."""
+    ({"vcpu0": s, "vcpu1": s, "other": s}, and with the instruction
+    counter, "insn0": n, "insn1": n), from bench/hostcpu.py through the
+    shared HOSTCPU_DIR; None without it."""
     if not HOSTCPU_DIR or not os.path.isdir(HOSTCPU_DIR):
         return None
     _host_seq[0] += 1
@@ -170,7 +171,9 @@ def host_threads(timeout=10.0):
             time.sleep(0.01)
             continue
         os.unlink(resp)
-        return {k: v / 1e9 for k, v in rec.items() if k != "host_monotonic"}
+        # Thread times in seconds; instruction counts ("insnN") as they are.
+        return {k: v if k.startswith("insn") else v / 1e9
+                for k, v in rec.items() if k != "host_monotonic"}
     try:
         os.unlink(req)
     except OSError:
@@ -246,10 +249,18 @@ def calibrate(secs=2.0):
     host = {}
     if got["host"] and quiet["host"]:
         v = "vcpu%d" % SERVER_CPU
-        host = {"host_spin": got["host"].get(v),
-                "host_over_spin": got["host"].get(v, 0) / spun if spun
-                else None,
-                "host_quiet_per_s": quiet["host"].get(v, 0) / quiet["wall"]}
+        i = "insn%d" % SERVER_CPU
+        if i in got["host"] and i in quiet["host"]:
+            # What CPU0 executes per second of a spin, and per second
+            # of quiet (the tick, housekeeping).
+            host.update({"insn_spin_per_s": got["host"][i] / spun if spun
+                         else None,
+                         "insn_quiet_per_s": quiet["host"][i] /
+                         quiet["wall"]})
+        host.update({
+            "host_spin": got["host"].get(v),
+            "host_over_spin": got["host"].get(v, 0) / spun if spun else None,
+            "host_quiet_per_s": quiet["host"].get(v, 0) / quiet["wall"]})
     return dict(host, **{"type": "calibration", "spin_wall": spun, "spin_cpu": spun_cpu,
             "measured": s["busy"], "sampled": s["sampled"],
             "measured_over_spin": s["busy"] / spun if spun else None,

@@ -554,10 +554,20 @@ def cpu_goal(row):
     return None
 
 
-def server_key(fs, host=False):
-    """The server CPU figure of a file set (per byte for the big file):
-    the guest's measure, or (host) its vCPU thread's on the host."""
-    pre = "host_cpu" if host else "server_cpu"
+# The server CPU measures, headline first: instructions CPU0 executed
+# (bench/qemu/kwebicount.so), its vCPU thread's time on the host, the
+# guest's own wall less idle.
+MEASURES = ("insn", "host", "guest")
+
+
+def server_key(fs, measure="guest"):
+    """The server CPU figure of a file set (per byte for the big file)
+    by one of MEASURES: (record key, unit)."""
+    if measure == "insn":
+        if fs == "1m":
+            return "minsn_per_mib", "M insn/MiB"
+        return "kinsn_per_req", "k insn/req"
+    pre = "host_cpu" if measure == "host" else "server_cpu"
     if fs == "1m":
         return pre + "_ms_per_mib", "ms/MiB"
     return pre + "_ms_per_1k", "ms/1k req"
@@ -598,8 +608,12 @@ def server_cpu_section(table, cal):
                for rows in table.values() for row in rows
                for r in row.a.runs + row.b.runs):
         return []
-    host = all("host_cpu_ms_per_1k" in r for rows in table.values()
-               for row in rows for r in row.a.runs + row.b.runs)
+    # A measure is shown when every run has it; the first shown heads.
+    shown = [m for m in MEASURES
+             if all(server_key("1k", m)[0] in r for rows in table.values()
+                    for row in rows for r in row.a.runs + row.b.runs)]
+    shown = shown or ["guest"]
+    host = "host" in shown
     lines = ["## Server CPU per request (the headline)", ""]
     if cal:
         ratio = [c["measured_over_spin"] for c in cal
@@ -628,23 +642,42 @@ def server_cpu_section(table, cal):
                 "thread %s of its wall time on the host; a quiet CPU0 %s "
                 "ms/s. The guest's own figure (wall less idle) is the "
                 "\"guest\" columns." % (fmt_range(hs), fmt_range(hq)), ""]
+    if "insn" in shown:
+        ispin = [c["insn_spin_per_s"] / 1e6 for c in cal
+                 if c.get("insn_spin_per_s")]
+        iquiet = [c["insn_quiet_per_s"] / 1e6 for c in cal
+                  if c.get("insn_quiet_per_s") is not None]
+        lines += [
+            "Instructions: the spin executed %s M/s on CPU0, a quiet CPU0 "
+            "%s M/s." % (fmt_range(ispin), fmt_range(iquiet)), ""]
+        lines += [
+            "The figures below count instructions: those CPU0 executed, "
+            "counted by a QEMU plugin (bench/qemu/kwebicount.so) as the "
+            "guest runs them. No clock is in them, so neither the host's "
+            "other load nor TCG's speed moves them; they weigh every "
+            "instruction alike (a cache miss or a lock costs no more than "
+            "an add). The CPU times are beside them.", ""]
     header = ["comparison", "workload", "files", "unit", "A", "B",
               "B/A (rounds)", "A/A (rounds)", "A/A spread", "req/s A/B",
               "client CPU A/B", "goal"]
-    if host:
-        header[-1:-1] = ["guest B/A", "guest A/A spread"]
+    header[-1:-1] = [h for m in shown[1:] for h in
+                     ("%s B/A" % m, "%s A/A spread" % m)]
     aa_rows = {(r.wl, r.fs): r for r in table.get("aa", [])}
     body = []
     for comp in ("kweb", "handoff", "floor", "aa"):
         for row in table.get(comp, []):
-            key, unit = server_key(row.fs, host)
+            key, unit = server_key(row.fs, shown[0])
             pairs = [1 / x for x in row.pair_ratios(key) if x]
             aa = aa_rows.get((row.wl, row.fs))
             aap = aa.pair_ratios(key) if aa else []
             spread = dev(med(aap)) if aap else None
-            gkey, _ = server_key(row.fs)
-            gpairs = [1 / x for x in row.pair_ratios(gkey) if x]
-            gaap = aa.pair_ratios(gkey) if aa else []
+            others = []
+            for m in shown[1:]:
+                mkey, _ = server_key(row.fs, m)
+                mpairs = [1 / x for x in row.pair_ratios(mkey) if x]
+                maap = aa.pair_ratios(mkey) if aa else []
+                others += [fmt_ratio(med(mpairs)) if mpairs else "-",
+                           pct(dev(med(maap))) if maap else "-"]
             goal = cpu_goal(row)
             verdict = ""
             if goal and pairs:
@@ -661,9 +694,7 @@ def server_cpu_section(table, cal):
                 fmt_ratio(med(pairs), pairs) if pairs else "-",
                 fmt_ratio(med(aap), aap) if aap else "-",
                 pct(spread), fmt_ratio(row.ratio()), "/".join(cli)] +
-                ([fmt_ratio(med(gpairs)) if gpairs else "-",
-                  pct(dev(med(gaap))) if gaap else "-"] if host else []) +
-                [verdict])
+                others + [verdict])
     lines += md_table(header, body)
     lines += ["", "A and B: server CPU, median (min–max) over the rounds; "
               "B/A: the median of each round's B over A (for kweb and "

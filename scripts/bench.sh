@@ -14,7 +14,7 @@
 # (results/bench-latest points to the newest).
 #
 #   --kernel   6.12 (default) or 6.1
-#   --smoke    one short round of four rows (what `make check` runs)
+#   --smoke    one short round of six rows (what `make check` runs)
 #   --kvm      KVM instead of TCG (needs /dev/kvm); TCG emulates every
 #              instruction, which under-reports servers that make many
 #              system calls and flatters kernel-side serving
@@ -22,7 +22,9 @@
 #              --duration 10 --comparisons kweb --rows wrk256:1k
 #
 # KWEB_BENCH_TIMEOUT bounds the guest (seconds; default 900 for --smoke,
-# 14400 otherwise). Exit status: the guest's (0 iff every timed run
+# 14400 otherwise). Under TCG, QEMU counts the instructions each vCPU
+# executes (bench/qemu/kwebicount.c, built here), the report's headline;
+# KWEB_BENCH_ICOUNT=0 leaves the plugin out. Exit status: the guest's (0 iff every timed run
 # passed its checks), or 1 if the report could not be made. Timing is
 # reported, never asserted.
 set -euo pipefail
@@ -120,14 +122,28 @@ main() {
   # The host's view of the server's CPU: its vCPU thread's CPU time,
   # read by bench/hostcpu.py whenever the guest asks (the guest falls
   # back to its own measure without it, as under `make check`).
-  local hostcpu_pid=
+  local hostcpu_pid='' icount=()
   if ((!kvm)); then
     export KWEB_HOSTCPU_DIR=$dir/hostcpu
     rm -rf "$KWEB_HOSTCPU_DIR"
     mkdir -p "$KWEB_HOSTCPU_DIR"
     vm_args+=(--thread-names)
+    # And the instructions each vCPU executes, counted by a TCG plugin
+    # into a page of shared memory (KWEB_BENCH_ICOUNT=0: not counted).
+    if ((${KWEB_BENCH_ICOUNT:-1})); then
+      local so=$REPO/build/qemu/kwebicount.so
+      local page=/dev/shm/kweb-icount-$tag-$$
+      mkdir -p "$(dirname "$so")"
+      if ! cc -O2 -Wall -Wextra -shared -fPIC -fvisibility=hidden \
+          -o "$so" "$REPO/bench/qemu/kwebicount.c" >>"$log" 2>&1; then
+        tail -n 30 "$log" >&2
+        die "bench/qemu/kwebicount.c: build failed (full log: $log)"
+      fi
+      vm_args+=(--qemu-plugin "$so,out=$page")
+      icount=(--icount "$page")
+    fi
     "$PY" "$REPO/bench/hostcpu.py" --name "kweb-$tag" \
-      --dir "$KWEB_HOSTCPU_DIR" 2>"$dir/hostcpu.err" &
+      --dir "$KWEB_HOSTCPU_DIR" "${icount[@]}" 2>"$dir/hostcpu.err" &
     hostcpu_pid=$!
   fi
   say "booting $(basename "$image") ($KWEB_BENCH_ACCEL, 2 vCPUs);" \
@@ -139,6 +155,7 @@ main() {
     kill "$hostcpu_pid" 2>/dev/null || true
     wait "$hostcpu_pid" 2>/dev/null || true
   fi
+  ((${#icount[@]})) && rm -f "${icount[1]}"
 
   if [[ -s $dir/bench.jsonl ]]; then
     if ! "$PY" "$REPO/bench/report.py" --out "$dir" "$dir/bench.jsonl"; then

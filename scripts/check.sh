@@ -516,8 +516,18 @@ main() {
     # The benchmark's smoke round (`make bench-smoke`): every row's code
     # path, the client isolation and the report; its timings mean
     # nothing here (the debug guest shares the host's CPUs).
+    # The floor (bench/floor/kwebfloor.ko) too, so its comparison runs.
+    local floor=()
+    if make -C "$REPO/bench/floor" modules KDIR="$K612_KDIR" \
+        >"$KWEB_RESULTS/build-floor612.log" 2>&1; then
+      floor=(--floor-ko "$REPO/build/floor/$(basename "$K612_KDIR")/kwebfloor.ko")
+    else
+      not_ok bench612 "build bench/floor's kwebfloor.ko for 6.12"
+      tail -n 20 "$KWEB_RESULTS/build-floor612.log" | diag 20
+    fi
     timed bench-smoke guest bench612 "$K612_IMAGE" 900 -- \
-      "$REPO/tests/guest/bench.sh" --smoke "$ko612" "$KWEB_RESULTS/bench612" bench612
+      "$REPO/tests/guest/bench.sh" --smoke "${floor[@]}" "$ko612" \
+      "$KWEB_RESULTS/bench612" bench612
   fi
   guest_bg_wait
   summary
