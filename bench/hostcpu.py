@@ -17,8 +17,11 @@ filesystem): the guest creates DIR/req.N; this process, polling, answers
 with DIR/resp.N (written whole, then renamed), one JSON object: the
 nanoseconds each vCPU thread has run (/proc/PID/task/TID/schedstat) and
 those of QEMU's other threads together; with --icount, also the
-instructions each vCPU has executed ("insn0", ...), from the counters
-bench/qemu/kwebicount.so keeps in FILE. It waits for the QEMU whose
+instructions each vCPU has executed ("insn0", ...; of them, the kernel's,
+"insn0_kernel", and those in the range a request set, "insn0_range"),
+from the counters bench/qemu/kwebicount.so keeps in FILE. A request file
+may hold "range LO HI" (hex addresses): the range is set before the
+answer is read. It waits for the QEMU whose
 command line has "-name QEMU_NAME" and exits once that QEMU is gone.
 Python 3.9+ standard library only.
 """
@@ -74,9 +77,11 @@ ICOUNT_MAGIC = 0x544e434943424557
 
 
 def icounts(path):
-    """{"insn0": n, ...} from kwebicount.so's page (its layout: a 64-byte
-    header of magic and vCPU count, then a 64-byte slot per vCPU whose
-    first u64 is its instructions); {} if it is not there (yet)."""
+    """{"insn0": n, "insn0_kernel": n, "insn0_range": n, ...} from
+    kwebicount.so's page (its layout: a 64-byte header of magic, vCPU
+    count and the range, then a 64-byte slot per vCPU: instructions,
+    blocks, the kernel's instructions, the range's); {} if it is not
+    there (yet)."""
     try:
         with open(path, "rb") as f:
             page = f.read(4096)
@@ -87,8 +92,20 @@ def icounts(path):
     magic, nr = struct.unpack_from("<QQ", page, 0)
     if magic != ICOUNT_MAGIC:
         return {}
-    return {"insn%d" % i: struct.unpack_from("<Q", page, 64 * (i + 1))[0]
-            for i in range(min(nr, len(page) // 64 - 1))}
+    out = {}
+    for i in range(min(nr, len(page) // 64 - 1)):
+        ins, _, kern, rng = struct.unpack_from("<QQQQ", page, 64 * (i + 1))
+        out.update({"insn%d" % i: ins, "insn%d_kernel" % i: kern,
+                    "insn%d_range" % i: rng})
+    return out
+
+
+def set_range(path, lo, hi):
+    """The address range whose instructions kwebicount.so counts apart
+    (a module's code); 0, 0 for none."""
+    with open(path, "r+b") as f:
+        f.seek(16)
+        f.write(struct.pack("<QQ", lo, hi))
 
 
 def main():
@@ -114,6 +131,18 @@ def main():
             if not f.startswith("req."):
                 continue
             n = f[4:]
+            # A request may carry "range LO HI" (hex): set it first.
+            try:
+                with open(os.path.join(args.dir, f)) as r:
+                    words = r.read().split()
+            except OSError:
+                words = []
+            if args.icount and len(words) == 3 and words[0] == "range":
+                try:
+                    set_range(args.icount, int(words[1], 16),
+                              int(words[2], 16))
+                except (OSError, ValueError) as e:
+                    print("hostcpu: range: %s" % e, file=sys.stderr)
             rec = thread_times(pid)
             if args.icount:
                 rec.update(icounts(args.icount))

@@ -146,7 +146,7 @@ def cpu_stat():
 _host_seq = [0]
 
 
-def host_threads(timeout=10.0):
+def host_threads(timeout=10.0, body=""):
     """Seconds each of QEMU's vCPU threads has run on the host
     ({"vcpu0": s, "vcpu1": s, "other": s}, and with the instruction
     counter, "insn0": n, "insn1": n), from bench/hostcpu.py through the
@@ -159,8 +159,8 @@ def host_threads(timeout=10.0):
     resp = os.path.join(HOSTCPU_DIR, "resp." + n)
     # Made whole, then renamed: the host may answer and remove it at once.
     tmp = os.path.join(HOSTCPU_DIR, ".req." + n)
-    with open(tmp, "w"):
-        pass
+    with open(tmp, "w") as f:
+        f.write(body)
     os.rename(tmp, req)
     end = time.monotonic() + timeout
     while time.monotonic() < end:
@@ -171,7 +171,8 @@ def host_threads(timeout=10.0):
             time.sleep(0.01)
             continue
         os.unlink(resp)
-        # Thread times in seconds; instruction counts ("insnN") as they are.
+        # Thread times in seconds; instruction counts ("insnN...") as
+        # they are.
         return {k: v if k.startswith("insn") else v / 1e9
                 for k, v in rec.items() if k != "host_monotonic"}
     try:
@@ -179,6 +180,39 @@ def host_threads(timeout=10.0):
     except OSError:
         pass
     return None
+
+
+def module_text(name):
+    """[lo, hi) around a loaded module's functions, from /proc/kallsyms:
+    from its first function to the next function above its last, of
+    whatever owner (kallsyms gives no sizes), or a page past it; None if
+    it has none."""
+    mine, others = [], []
+    tag = "[%s]" % name
+    try:
+        with open("/proc/kallsyms") as f:
+            for line in f:
+                p = line.split()
+                if len(p) < 3 or p[1] not in "tT":
+                    continue
+                (mine if len(p) >= 4 and p[3] == tag else
+                 others).append(int(p[0], 16))
+    except (OSError, ValueError):
+        return None
+    if not mine or not max(mine):
+        return None
+    last = max(mine)
+    above = [a for a in others if a > last]
+    return min(mine), min(above) if above else last + 4096
+
+
+def count_module(name):
+    """Have the host's instruction counter count a module's code apart
+    (None: nothing apart). Returns the range, or None."""
+    rng = module_text(name) if name else None
+    lo, hi = rng or (0, 0)
+    host_threads(body="range %x %x" % (lo, hi))
+    return rng
 
 
 class Meter:

@@ -6,10 +6,11 @@
  *	qemu-system-x86_64 ... -plugin kwebicount.so,out=/dev/shm/F
  *
  * F is a page of counters, one 64-byte slot per vCPU (at most
- * ICOUNT_MAX_VCPUS): the instructions it has executed and the
- * translation blocks, each an aligned u64 that only the vCPU's own thread
- * writes, so that bench/hostcpu.py may read them at any time with plain
- * loads. A halted vCPU executes nothing: an idle CPU counts no
+ * ICOUNT_MAX_VCPUS): the instructions it has executed, the translation
+ * blocks, and of those instructions the kernel's and those of an address
+ * range the sampler sets (kweb.ko's code). Each is an aligned u64 that
+ * only the vCPU's own thread writes, so that bench/hostcpu.py may read
+ * them at any time with plain loads. A halted vCPU executes nothing: an idle CPU counts no
  * instructions, and a vCPU the host preempts counts none either, unlike
  * its time.
  *
@@ -22,6 +23,7 @@
  */
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -33,45 +35,80 @@ EXPORT int qemu_plugin_version = 1;
 #define ICOUNT_PAGE		4096
 #define ICOUNT_MAGIC		0x544e434943424557ULL	/* "WEBCICNT" */
 #define ICOUNT_MAX_VCPUS	(ICOUNT_PAGE / 64 - 1)
+/* x86-64: the kernel's half of the address space. */
+#define ICOUNT_KERNEL_START	0xffff800000000000ULL
 
 struct icount_slot {
 	uint64_t insns;
 	uint64_t blocks;
-	uint64_t pad[6];
+	uint64_t kernel;	/* of insns, in the kernel's half */
+	uint64_t range;		/* of insns, in [range_lo, range_hi) */
+	uint64_t pad[4];
 };
 
-/* The file's layout: a header slot, then a slot per vCPU. */
+/*
+ * The file's layout: a header slot, then a slot per vCPU. The range is
+ * the sampler's to set (a module's code, e.g. kweb.ko's): blocks that
+ * start in it count there too.
+ */
 struct icount_page {
 	uint64_t magic;
 	uint64_t nr_vcpus;
-	uint64_t pad[6];
+	uint64_t range_lo;
+	uint64_t range_hi;
+	uint64_t pad[4];
 	struct icount_slot vcpu[ICOUNT_MAX_VCPUS];
+};
+
+/* What a translated block is: its size and where it starts. */
+struct icount_tb {
+	uint64_t insns;
+	uint64_t vaddr;
 };
 
 static struct icount_page *page;
 
+static inline void icount_add(uint64_t *c, uint64_t n)
+{
+	/* Relaxed: one writer per slot, read whole by the sampler. */
+	__atomic_store_n(c, *c + n, __ATOMIC_RELAXED);
+}
+
 static void icount_exec(unsigned int vcpu, void *data)
 {
+	const struct icount_tb *tb = data;
 	struct icount_slot *s;
+	uint64_t lo, hi;
 
 	if (vcpu >= ICOUNT_MAX_VCPUS)
 		return;
 	s = &page->vcpu[vcpu];
-	/* Relaxed: one writer per slot, read whole by the sampler. */
-	__atomic_store_n(&s->insns, s->insns + (uintptr_t)data,
-			 __ATOMIC_RELAXED);
-	__atomic_store_n(&s->blocks, s->blocks + 1, __ATOMIC_RELAXED);
+	icount_add(&s->insns, tb->insns);
+	icount_add(&s->blocks, 1);
+	if (tb->vaddr < ICOUNT_KERNEL_START)
+		return;
+	icount_add(&s->kernel, tb->insns);
+	lo = __atomic_load_n(&page->range_lo, __ATOMIC_RELAXED);
+	hi = __atomic_load_n(&page->range_hi, __ATOMIC_RELAXED);
+	if (tb->vaddr >= lo && tb->vaddr < hi)
+		icount_add(&s->range, tb->insns);
 }
 
 static void icount_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
-	uintptr_t n = qemu_plugin_tb_n_insns(tb);
+	/*
+	 * Never freed: QEMU keeps no hook for a block's end, and a
+	 * benchmark's translations are a few MB of these at most.
+	 */
+	struct icount_tb *t = malloc(sizeof(*t));
 
 	(void)id;
-
+	if (!t)
+		return;
+	t->insns = qemu_plugin_tb_n_insns(tb);
+	t->vaddr = qemu_plugin_tb_vaddr(tb);
 	qemu_plugin_register_vcpu_tb_exec_cb(tb, icount_exec,
-					     QEMU_PLUGIN_CB_NO_REGS,
-					     (void *)n);
+					     QEMU_PLUGIN_CB_NO_REGS, t);
 }
 
 EXPORT int qemu_plugin_install(qemu_plugin_id_t id,

@@ -39,5 +39,6 @@ void qemu_plugin_register_vcpu_tb_exec_cb(struct qemu_plugin_tb *tb,
 		void (*cb)(unsigned int vcpu, void *data),
 		enum qemu_plugin_cb_flags flags, void *data);
 size_t qemu_plugin_tb_n_insns(const struct qemu_plugin_tb *tb);
+uint64_t qemu_plugin_tb_vaddr(const struct qemu_plugin_tb *tb);
 
 #endif /* KWEB_QEMU_PLUGIN_V1_H */
