@@ -594,6 +594,9 @@ class Side:
         self.nginx = Nginx(args, docroot) if name in ("nginx", "handoff") else None
         self.kweb = Kweb(args, docroot) if name in ("kweb", "handoff") else None
         self.floor = Floor(args) if name == "floor" else None
+        # Its module, whose instructions are counted apart.
+        self.module = {"kweb": "kweb", "handoff": "kweb",
+                       "floor": "kwebfloor"}.get(name)
 
     def start(self):
         a = self.args
@@ -878,6 +881,7 @@ class Bench:
         self.out = open(args.out, "a")
         self.nfail = 0
         self.nruns = 0
+        self.round = 0
         self.ncpu = os.cpu_count() or 1
         self.tck = os.sysconf("SC_CLK_TCK")
 
@@ -1006,7 +1010,12 @@ class Bench:
         k0 = kweb_counters()
         n0 = side.nginx.workers_cpu() if side.nginx else 0
         c0 = cpu_times()
-        meter = isolate.Meter() if ISOLATED else None
+        # Where the module's instructions went, by function: the
+        # module's sides, in the first round.
+        funcs = []
+        if ISOLATED and side.module and self.round == 1:
+            funcs = isolate.module_functions(side.module)
+        meter = isolate.Meter(blocks=bool(funcs)) if ISOLATED else None
         res, ru, wall = self.load(wl, fs, amount, a.check_timed)
         per_cpu = meter.read() if meter else None
         c1 = cpu_times()
@@ -1052,6 +1061,9 @@ class Bench:
                 "meter_wall": per_cpu["wall"],
             })
             host = per_cpu["host"]
+            prof = isolate.by_function(per_cpu["blocks"], funcs)
+            if prof:
+                rec["module_functions"] = prof
             if host:
                 # The same from the host: the CPU time of the server's
                 # vCPU thread, which a preempted vCPU does not accrue.
@@ -1104,6 +1116,7 @@ class Bench:
         return out
 
     def side_round(self, comp, label, side_name, rnd, rows):
+        self.round = rnd
         side = Side(side_name, self.args, self.www)
         base = {"type": "run", "comparison": comp, "side": label,
                 "server": side_name, "round": rnd}
@@ -1125,8 +1138,7 @@ class Bench:
         if ISOLATED:
             # The instructions of the side's own module counted apart:
             # kweb's share of the server's CPU.
-            module = {"kweb": "kweb", "handoff": "kweb",
-                      "floor": "kwebfloor"}.get(side_name)
+            module = side.module
             rng = isolate.count_module(module)
             if rng:
                 base["module"], base["module_text"] = module, list(rng)

@@ -21,7 +21,8 @@ instructions each vCPU has executed ("insn0", ...; of them, the kernel's,
 "insn0_kernel", and those in the range a request set, "insn0_range"),
 from the counters bench/qemu/kwebicount.so keeps in FILE. A request file
 may hold "range LO HI" (hex addresses): the range is set before the
-answer is read. It waits for the QEMU whose
+answer is read; "blocks" adds "blocks", the instructions vCPU 0 ran
+in each block of the range (see blocks()). It waits for the QEMU whose
 command line has "-name QEMU_NAME" and exits once that QEMU is gone.
 Python 3.9+ standard library only.
 """
@@ -100,6 +101,28 @@ def icounts(path):
     return out
 
 
+def blocks(path):
+    """{hex address: instructions vCPU 0 ran in blocks starting there}
+    over the blocks kwebicount.so keeps records of (the module area's)
+    that lie in the range set: where the counted module's instructions
+    went."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(64)
+            _, _, lo, hi, n = struct.unpack_from("<QQQQQ", head, 0)
+            f.seek(4096)
+            data = f.read(32 * n)
+    except (OSError, struct.error):
+        return {}
+    out = {}
+    for off in range(0, len(data) - 31, 32):
+        vaddr, insns, execs0, _ = struct.unpack_from("<QQQQ", data, off)
+        if lo <= vaddr < hi and execs0:
+            key = "%x" % vaddr
+            out[key] = out.get(key, 0) + insns * execs0
+    return out
+
+
 def set_range(path, lo, hi):
     """The address range whose instructions kwebicount.so counts apart
     (a module's code); 0, 0 for none."""
@@ -146,6 +169,8 @@ def main():
             rec = thread_times(pid)
             if args.icount:
                 rec.update(icounts(args.icount))
+                if words == ["blocks"]:
+                    rec["blocks"] = blocks(args.icount)
             rec["host_monotonic"] = time.monotonic()
             tmp = os.path.join(args.dir, ".resp." + n)
             with open(tmp, "w") as out:

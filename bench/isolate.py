@@ -18,6 +18,8 @@ busy; its idle and iowait fields are exact (the tick-less idle clock).
 calibrate() checks the measure against a known spin on CPU0.
 """
 
+import bisect
+import collections
 import json
 import os
 import subprocess
@@ -171,9 +173,9 @@ def host_threads(timeout=10.0, body=""):
             time.sleep(0.01)
             continue
         os.unlink(resp)
-        # Thread times in seconds; instruction counts ("insnN...") as
-        # they are.
-        return {k: v if k.startswith("insn") else v / 1e9
+        # Thread times in seconds; instruction counts ("insnN...") and
+        # the blocks' as they are.
+        return {k: v if k.startswith("insn") or k == "blocks" else v / 1e9
                 for k, v in rec.items() if k != "host_monotonic"}
     try:
         os.unlink(req)
@@ -206,6 +208,35 @@ def module_text(name):
     return min(mine), min(above) if above else last + 4096
 
 
+def module_functions(name):
+    """A loaded module's functions, [(address, name)] sorted."""
+    out = []
+    tag = "[%s]" % name
+    try:
+        with open("/proc/kallsyms") as f:
+            for line in f:
+                p = line.split()
+                if len(p) >= 4 and p[3] == tag and p[1] in "tT":
+                    out.append((int(p[0], 16), p[2]))
+    except (OSError, ValueError):
+        pass
+    return sorted(out)
+
+
+def by_function(blocks, funcs, top=15):
+    """{block address: instructions} to [(function, share of them)],
+    busiest first: a block belongs to the function at or below it."""
+    if not blocks or not funcs:
+        return []
+    addrs = [a for a, _ in funcs]
+    tot = collections.Counter()
+    for a, n in blocks.items():
+        i = bisect.bisect_right(addrs, a) - 1
+        tot[funcs[i][1] if i >= 0 else "?"] += n
+    whole = sum(tot.values())
+    return [(f, n / whole) for f, n in tot.most_common(top)]
+
+
 def count_module(name):
     """Have the host's instruction counter count a module's code apart
     (None: nothing apart). Returns the range, or None."""
@@ -220,19 +251,26 @@ class Meter:
     the tick-sampled busy fields beside it; and, where the host answers,
     the host CPU time of each vCPU's thread."""
 
-    def __init__(self):
+    def __init__(self, blocks=False):
+        """blocks: also the instructions of each block of the counted
+        module (the host's "blocks" answer), as out["blocks"]."""
         self.tck = os.sysconf("SC_CLK_TCK")
-        self.h0 = host_threads()
+        self.ask = "blocks" if blocks else ""
+        self.h0 = host_threads(body=self.ask)
         self.t0 = time.monotonic()
         self.s0 = cpu_stat()
 
     def read(self):
         wall = time.monotonic() - self.t0
         s1 = cpu_stat()
-        h1 = host_threads() if self.h0 is not None else None
-        out = {"wall": wall, "host": None}
+        h1 = host_threads(body=self.ask) if self.h0 is not None else None
+        out = {"wall": wall, "host": None, "blocks": None}
         if h1 is not None:
+            b0, b1 = self.h0.pop("blocks", None), h1.pop("blocks", None)
             out["host"] = {k: h1[k] - self.h0.get(k, 0) for k in h1}
+            if b0 is not None and b1 is not None:
+                out["blocks"] = {int(a, 16): n - b0.get(a, 0)
+                                 for a, n in b1.items() if n > b0.get(a, 0)}
         for cpu in (SERVER_CPU, CLIENT_CPU):
             d = {k: s1[cpu][k] - self.s0[cpu][k] for k in STAT_FIELDS}
             idle = (d["idle"] + d["iowait"]) / self.tck

@@ -612,6 +612,34 @@ def own_share(row):
     return "/".join(out)
 
 
+def functions_section(runs, top=8):
+    """Where the module's own instructions went, by function (first
+    round's runs, bench/qemu/kwebicount.so's block records)."""
+    rows = [r for r in runs if r.get("ok") and r.get("module_functions")]
+    if not rows:
+        return []
+    lines = ["## kweb's own instructions, by function", "",
+             "The server CPU's instructions in the side's module, by the "
+             "function each translated block starts in (first round), as "
+             "shares of the module's own; own code is the module's share "
+             "of all the server's instructions.", ""]
+    body = []
+    for r in rows:
+        own = r.get("insn_module_share")
+        body.append([
+            "%s: %s" % (r["comparison"], SERVER_NAMES.get(r["server"],
+                                                         r["server"])),
+            WORKLOAD_NAMES.get(r["workload"], r["workload"]),
+            FILESET_NAMES.get(r["fileset"], r["fileset"]),
+            pct(own) if own is not None else "-",
+            ", ".join("%s %s" % (f, pct(x))
+                      for f, x in r["module_functions"][:top])])
+    lines += md_table(["side", "workload", "files", "own code",
+                       "functions"], body)
+    lines.append("")
+    return lines
+
+
 def server_cpu_section(table, cal):
     """The headline: the server's CPU (CPU0, exact) per request, kweb
     against nginx, with the A/A spread of the same figure in each row."""
@@ -740,7 +768,8 @@ def main():
         raise SystemExit("no runs in %s" % " ".join(args.jsonl))
     table = build(meta, runs)
     text = markdown(meta, runs, table, server_cpu_section(table, cal)) + \
-        "\n".join([""] + profile_section(prof) + idle_section(idle))
+        "\n".join([""] + functions_section(runs) + profile_section(prof) +
+                  idle_section(idle))
     out = args.out or os.path.dirname(os.path.abspath(args.jsonl[0]))
     os.makedirs(out, exist_ok=True)
     md = os.path.join(out, "bench.md")
