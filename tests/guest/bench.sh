@@ -87,9 +87,13 @@ if ((rc == 0)); then
   fi
   # Memory per idle keep-alive connection (bench/idle.py): kweb, nginx
   # and the TCP sockets alone, into the same results.
+  # KWEB_BENCH_IDLE=0 (an experiment's loop, passed through vm.sh's
+  # environment): not measured.
   idle=(--conns 10000 --rounds 3)
   ((${#smoke[@]})) && idle=(--conns 500 --rounds 1)
-  if "$PY" "$REPO/bench/idle.py" --guest --base "$BASE/idle" --out "$JSONL" \
+  if [[ ${KWEB_BENCH_IDLE:-1} == 0 ]]; then
+    say "$TAG: idle connections not measured (KWEB_BENCH_IDLE=0)"
+  elif "$PY" "$REPO/bench/idle.py" --guest --base "$BASE/idle" --out "$JSONL" \
     --kweb-ko "$KO" "${idle[@]}" 2>"$RUN_DIR/idle-py.err" |
     tee -a "$RUN_DIR/bench.log"; then
     say "$TAG: bench/idle.py took $((SECONDS - t))s"
