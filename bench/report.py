@@ -18,6 +18,7 @@ status is 0 unless the input is unusable.
 """
 
 import argparse
+import gzip
 import json
 import os
 import statistics
@@ -50,7 +51,7 @@ def load(paths):
     the CPU meter's calibrations."""
     meta, runs, idle, cal, prof = [], [], [], [], []
     for p in paths:
-        with open(p) as f:
+        with (gzip.open(p, "rt") if p.endswith(".gz") else open(p)) as f:
             for n, line in enumerate(f, 1):
                 line = line.strip()
                 if not line:
