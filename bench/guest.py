@@ -296,6 +296,26 @@ def tcp_timewait():
     return int(m.group(1)) if m else None
 
 
+def tcp_segments():
+    """This network namespace's TCP segment counters, /proc/net/snmp's
+    InSegs, OutSegs, RetransSegs and OutRsts, and of /proc/net/netstat,
+    the delayed ACKs sent (TCPExt DelayedACKs)."""
+    out = {}
+    for path, table, keys in (
+            ("/proc/net/snmp", "Tcp:", ("InSegs", "OutSegs", "RetransSegs",
+                                        "OutRsts")),
+            ("/proc/net/netstat", "TcpExt:", ("DelayedACKs",))):
+        try:
+            with open(path) as f:
+                rows = [ln.split() for ln in f if ln.startswith(table)]
+        except OSError:
+            continue
+        if len(rows) >= 2:
+            named = dict(zip(rows[0][1:], rows[1][1:]))
+            out.update({k: int(named[k]) for k in keys if k in named})
+    return out
+
+
 def delta(after, before):
     return {k: after[k] - before.get(k, 0) for k in after}
 
@@ -1007,6 +1027,9 @@ class Bench:
             rec["checked_run"]["conns"] = cwl["conns"]
             amount = max(1, round(a.duration))
         rec["timewait_before"] = tcp_timewait()
+        # With the client in a namespace of its own, this namespace's
+        # TCP counters are the server's: its segments per request.
+        g0 = tcp_segments() if ISOLATED else {}
         k0 = kweb_counters()
         n0 = side.nginx.workers_cpu() if side.nginx else 0
         c0 = cpu_times()
@@ -1018,6 +1041,7 @@ class Bench:
         meter = isolate.Meter(blocks=bool(funcs)) if ISOLATED else None
         res, ru, wall = self.load(wl, fs, amount, a.check_timed)
         per_cpu = meter.read() if meter else None
+        segs = delta(tcp_segments(), g0) if g0 else {}
         c1 = cpu_times()
         n1 = side.nginx.workers_cpu() if side.nginx else 0
         k1 = kweb_counters()
@@ -1042,6 +1066,12 @@ class Bench:
             "kweb": kd,
         })
         if ISOLATED:
+            if segs:
+                rec["server_segs"] = segs
+                rec["segs_out_per_req"] = segs.get("OutSegs", 0) / \
+                    res["requests"]
+                rec["segs_in_per_req"] = segs.get("InSegs", 0) / \
+                    res["requests"]
             srv = per_cpu[isolate.SERVER_CPU]
             cli = per_cpu[isolate.CLIENT_CPU]
             body = sum(self.info[fs]["sizes"]) / len(self.info[fs]["sizes"])

@@ -613,6 +613,40 @@ def own_share(row):
     return "/".join(out)
 
 
+def segments_section(table):
+    """TCP segments the server sent and received per request, by side:
+    the packet exchange each design makes (response and FIN together,
+    ACKs carried or on their own)."""
+    body = []
+    for comp in ("kweb", "handoff", "floor", "aa"):
+        for row in table.get(comp, []):
+            cells = []
+            for c in (row.a, row.b):
+                o = [r["segs_out_per_req"] for r in c.runs
+                     if "segs_out_per_req" in r]
+                i = [r["segs_in_per_req"] for r in c.runs
+                     if "segs_in_per_req" in r]
+                d = [r["server_segs"].get("DelayedACKs", 0) / r["requests"]
+                     for r in c.runs if "server_segs" in r]
+                cells += ["%.2f / %.2f" % (med(o), med(i)) if o else "-",
+                          "%.3f" % med(d) if d else "-"]
+            if any(x != "-" for x in cells):
+                body.append([comp, WORKLOAD_NAMES.get(row.wl, row.wl),
+                             FILESET_NAMES.get(row.fs, row.fs)] + cells)
+    if not body:
+        return []
+    lines = ["## Segments per request, the server's", "",
+             "TCP segments the server sent / received per request "
+             "(/proc/net/snmp of the server's namespace; the client has "
+             "its own), and its delayed ACKs (ACK-only segments sent by "
+             "the delayed-ACK timer), median over the rounds.", ""]
+    lines += md_table(["comparison", "workload", "files", "A out / in",
+                       "A delayed ACKs", "B out / in", "B delayed ACKs"],
+                      body)
+    lines.append("")
+    return lines
+
+
 def functions_section(runs, top=8):
     """Where the module's own instructions went, by function (first
     round's runs, bench/qemu/kwebicount.so's block records)."""
@@ -770,8 +804,8 @@ def main():
         raise SystemExit("no runs in %s" % " ".join(args.jsonl))
     table = build(meta, runs)
     text = markdown(meta, runs, table, server_cpu_section(table, cal)) + \
-        "\n".join([""] + functions_section(runs) + profile_section(prof) +
-                  idle_section(idle))
+        "\n".join([""] + segments_section(table) + functions_section(runs) +
+                  profile_section(prof) + idle_section(idle))
     out = args.out or os.path.dirname(os.path.abspath(args.jsonl[0]))
     os.makedirs(out, exist_ok=True)
     md = os.path.join(out, "bench.md")
