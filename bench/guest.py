@@ -547,43 +547,18 @@ class Nginx:
             time.sleep(0.05)
 
 
-class Kweb:
-    def __init__(self, args, docroot):
-        self.args = args
-        self.docroot = docroot
-        self.loaded = False
+class Module:
+    """A module a side loads (insmod) and unloads (rmmod)."""
 
-    def load(self, extra):
-        if os.path.isdir("/sys/module/kweb"):
-            raise Failed("kweb is already loaded")
-        cmd = ["insmod", self.args.kweb_ko, "docroot=" + self.docroot,
-               "port=%d" % self.args.port] + extra
-        rc, out = run(cmd, 60)
-        if rc != 0:
-            raise Failed("%s: %s" % (" ".join(cmd), out.strip()))
-        self.loaded = True
-
-    def unload(self):
-        if not self.loaded:
-            return
-        self.loaded = False
-        rc, out = run(["rmmod", "kweb"], 60)
-        if rc != 0:
-            raise Failed("rmmod kweb: %s" % out.strip())
-
-
-class Floor:
-    """bench/floor/kwebfloor.ko: any GET answered with FIXED["1k"] bytes."""
-
-    PARAMS = "/sys/module/kwebfloor/parameters/"
+    NAME = ""
 
     def __init__(self, args):
         self.args = args
         self.loaded = False
 
-    def load(self):
-        cmd = ["insmod", self.args.floor_ko, "port=%d" % self.args.port,
-               "size=%d" % FIXED["1k"]]
+    def insmod(self, cmd):
+        if os.path.isdir("/sys/module/" + self.NAME):
+            raise Failed("%s is already loaded" % self.NAME)
         rc, out = run(cmd, 60)
         if rc != 0:
             raise Failed("%s: %s" % (" ".join(cmd), out.strip()))
@@ -593,14 +568,42 @@ class Floor:
         if not self.loaded:
             return
         self.loaded = False
+        rc, out = run(["rmmod", self.NAME], 60)
+        if rc != 0:
+            raise Failed("rmmod %s: %s" % (self.NAME, out.strip()))
+
+
+class Kweb(Module):
+    NAME = "kweb"
+
+    def __init__(self, args, docroot):
+        super().__init__(args)
+        self.docroot = docroot
+
+    def load(self, extra):
+        self.insmod(["insmod", self.args.kweb_ko, "docroot=" + self.docroot,
+                     "port=%d" % self.args.port] + extra)
+
+
+class Floor(Module):
+    """bench/floor/kwebfloor.ko: any GET answered with FIXED["1k"] bytes."""
+
+    NAME = "kwebfloor"
+    PARAMS = "/sys/module/kwebfloor/parameters/"
+
+    def load(self):
+        self.insmod(["insmod", self.args.floor_ko,
+                     "port=%d" % self.args.port, "size=%d" % FIXED["1k"]])
+
+    def unload(self):
+        if not self.loaded:
+            return
         try:
             with open(self.PARAMS + "errors") as f:
                 errors = int(f.read())
         except (OSError, ValueError):
             errors = None
-        rc, out = run(["rmmod", "kwebfloor"], 60)
-        if rc != 0:
-            raise Failed("rmmod kwebfloor: %s" % out.strip())
+        super().unload()
         if errors != 0:
             raise Failed("kwebfloor counted %s errors" % errors)
 
