@@ -21,6 +21,8 @@ import select
 import signal
 import subprocess
 
+import isolate  # kallsyms, shared with the instruction counter
+
 PERF = os.environ.get("KWEB_PERF", "perf")
 FREQ = 1999
 # The idle loop's own functions (the CPU halted or about to): samples
@@ -89,25 +91,9 @@ class Profile:
             return {"error": "perf record did not stop"}
         if self.proc.returncode not in (0, -signal.SIGINT, 130):
             return {"error": "perf record: %s" % err.decode()[-300:]}
-        return summarize(self.path, module_symbols("kweb") |
-                         module_symbols("kwebfloor"))
-
-
-def module_symbols(module):
-    """The names of a loaded module's functions, from /proc/kallsyms:
-    perf, finding no kweb.ko under /lib/modules, puts them under
-    [kernel.vmlinux]."""
-    names = set()
-    tag = "[%s]" % module
-    try:
-        with open("/proc/kallsyms") as f:
-            for line in f:
-                p = line.split()
-                if len(p) >= 4 and p[3] == tag:
-                    names.add(p[2])
-    except OSError:
-        pass
-    return names
+        own = {n for _, n, m in isolate.text_symbols()
+               if m in ("kweb", "kwebfloor")}
+        return summarize(self.path, own)
 
 
 def summarize(path, own=frozenset(), top=12):

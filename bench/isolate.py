@@ -184,43 +184,38 @@ def host_threads(timeout=10.0, body=""):
     return None
 
 
-def module_text(name):
-    """[lo, hi) around a loaded module's functions, from /proc/kallsyms:
-    from its first function to the next function above its last, of
-    whatever owner (kallsyms gives no sizes), or a page past it; None if
-    it has none."""
-    mine, others = [], []
-    tag = "[%s]" % name
-    try:
-        with open("/proc/kallsyms") as f:
-            for line in f:
-                p = line.split()
-                if len(p) < 3 or p[1] not in "tT":
-                    continue
-                (mine if len(p) >= 4 and p[3] == tag else
-                 others).append(int(p[0], 16))
-    except (OSError, ValueError):
-        return None
-    if not mine or not max(mine):
-        return None
-    last = max(mine)
-    above = [a for a in others if a > last]
-    return min(mine), min(above) if above else last + 4096
-
-
-def module_functions(name):
-    """A loaded module's functions, [(address, name)] sorted."""
+def text_symbols():
+    """Every function /proc/kallsyms lists: [(address, name, module)],
+    module "" for the kernel's own."""
     out = []
-    tag = "[%s]" % name
     try:
         with open("/proc/kallsyms") as f:
             for line in f:
                 p = line.split()
-                if len(p) >= 4 and p[3] == tag and p[1] in "tT":
-                    out.append((int(p[0], 16), p[2]))
+                if len(p) >= 3 and p[1] in "tT":
+                    mod = p[3].strip("[]") if len(p) >= 4 else ""
+                    out.append((int(p[0], 16), p[2], mod))
     except (OSError, ValueError):
-        pass
-    return sorted(out)
+        return []
+    return out
+
+
+def module_functions(name, syms=None):
+    """A loaded module's functions, [(address, name)] sorted."""
+    return sorted((a, n) for a, n, m in
+                  (text_symbols() if syms is None else syms) if m == name)
+
+
+def module_text(name):
+    """[lo, hi) around a loaded module's functions: from its first
+    function to the next function above its last, of whatever owner
+    (kallsyms gives no sizes), or a page past it; None if it has none."""
+    syms = text_symbols()
+    mine = [a for a, _ in module_functions(name, syms)]
+    if not mine or not mine[-1]:
+        return None
+    above = [a for a, _, _ in syms if a > mine[-1]]
+    return mine[0], min(above) if above else mine[-1] + 4096
 
 
 def by_function(blocks, funcs, top=15):
