@@ -5,7 +5,8 @@ perf samples CPU0 with the cpu-clock event (TCG has no PMU; an hrtimer
 fires in every context, softirq and idle included). Each sample is
 classed by the object its instruction pointer is in:
 
-  kweb    kweb.ko's own code ([kweb])
+  kweb    kweb.ko's own code ([kweb]), or the floor's (bench/floor,
+          [kwebfloor])
   kernel  the rest of the kernel: TCP/IP, the scheduler, the page cache,
           system calls (nginx's and kweb's work items' alike)
   user    user space (nginx's own code and its libraries)
@@ -19,6 +20,8 @@ import os
 import select
 import signal
 import subprocess
+
+import isolate  # kallsyms, shared with the instruction counter
 
 PERF = os.environ.get("KWEB_PERF", "perf")
 FREQ = 1999
@@ -88,24 +91,9 @@ class Profile:
             return {"error": "perf record did not stop"}
         if self.proc.returncode not in (0, -signal.SIGINT, 130):
             return {"error": "perf record: %s" % err.decode()[-300:]}
-        return summarize(self.path, module_symbols("kweb"))
-
-
-def module_symbols(module):
-    """The names of a loaded module's functions, from /proc/kallsyms:
-    perf, finding no kweb.ko under /lib/modules, puts them under
-    [kernel.vmlinux]."""
-    names = set()
-    tag = "[%s]" % module
-    try:
-        with open("/proc/kallsyms") as f:
-            for line in f:
-                p = line.split()
-                if len(p) >= 4 and p[3] == tag:
-                    names.add(p[2])
-    except OSError:
-        pass
-    return names
+        own = {n for _, n, m in isolate.text_symbols()
+               if m in ("kweb", "kwebfloor")}
+        return summarize(self.path, own)
 
 
 def summarize(path, own=frozenset(), top=12):
@@ -136,7 +124,7 @@ def classify(text, own=frozenset(), top=12):
             continue
         dso, kind = parts[2], parts[3]
         sym = " ".join(parts[4:])
-        if dso == "[kweb]" or sym in own:
+        if dso in ("[kweb]", "[kwebfloor]") or sym in own:
             cls = "kweb"
         elif sym in IDLE_SYMS:
             cls = "idle"

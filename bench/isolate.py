@@ -18,6 +18,8 @@ busy; its idle and iowait fields are exact (the tick-less idle clock).
 calibrate() checks the measure against a known spin on CPU0.
 """
 
+import bisect
+import collections
 import json
 import os
 import subprocess
@@ -146,10 +148,11 @@ def cpu_stat():
 _host_seq = [0]
 
 
-def host_threads(timeout=10.0):
+def host_threads(timeout=10.0, body=""):
     """Seconds each of QEMU's vCPU threads has run on the host
-    ({"vcpu0": s, "vcpu1": s, "other": s}), from bench/hostcpu.py through
-    the shared HOSTCPU_DIR; None without it."""
+    ({"vcpu0": s, "vcpu1": s, "other": s}, and with the instruction
+    counter, "insn0": n, "insn1": n), from bench/hostcpu.py through the
+    shared HOSTCPU_DIR; None without it."""
     if not HOSTCPU_DIR or not os.path.isdir(HOSTCPU_DIR):
         return None
     _host_seq[0] += 1
@@ -158,8 +161,8 @@ def host_threads(timeout=10.0):
     resp = os.path.join(HOSTCPU_DIR, "resp." + n)
     # Made whole, then renamed: the host may answer and remove it at once.
     tmp = os.path.join(HOSTCPU_DIR, ".req." + n)
-    with open(tmp, "w"):
-        pass
+    with open(tmp, "w") as f:
+        f.write(body)
     os.rename(tmp, req)
     end = time.monotonic() + timeout
     while time.monotonic() < end:
@@ -170,7 +173,10 @@ def host_threads(timeout=10.0):
             time.sleep(0.01)
             continue
         os.unlink(resp)
-        return {k: v / 1e9 for k, v in rec.items() if k != "host_monotonic"}
+        # Thread times in seconds; instruction counts ("insnN...") and
+        # the blocks' as they are.
+        return {k: v if k.startswith("insn") or k == "blocks" else v / 1e9
+                for k, v in rec.items() if k != "host_monotonic"}
     try:
         os.unlink(req)
     except OSError:
@@ -178,24 +184,88 @@ def host_threads(timeout=10.0):
     return None
 
 
+def text_symbols():
+    """Every function /proc/kallsyms lists: [(address, name, module)],
+    module "" for the kernel's own."""
+    out = []
+    try:
+        with open("/proc/kallsyms") as f:
+            for line in f:
+                p = line.split()
+                if len(p) >= 3 and p[1] in "tT":
+                    mod = p[3].strip("[]") if len(p) >= 4 else ""
+                    out.append((int(p[0], 16), p[2], mod))
+    except (OSError, ValueError):
+        return []
+    return out
+
+
+def module_functions(name, syms=None):
+    """A loaded module's functions, [(address, name)] sorted."""
+    return sorted((a, n) for a, n, m in
+                  (text_symbols() if syms is None else syms) if m == name)
+
+
+def module_text(name):
+    """[lo, hi) around a loaded module's functions: from its first
+    function to the next function above its last, of whatever owner
+    (kallsyms gives no sizes), or a page past it; None if it has none."""
+    syms = text_symbols()
+    mine = [a for a, _ in module_functions(name, syms)]
+    if not mine or not mine[-1]:
+        return None
+    above = [a for a, _, _ in syms if a > mine[-1]]
+    return mine[0], min(above) if above else mine[-1] + 4096
+
+
+def by_function(blocks, funcs, top=15):
+    """{block address: instructions} to [(function, share of them)],
+    busiest first: a block belongs to the function at or below it."""
+    if not blocks or not funcs:
+        return []
+    addrs = [a for a, _ in funcs]
+    tot = collections.Counter()
+    for a, n in blocks.items():
+        i = bisect.bisect_right(addrs, a) - 1
+        tot[funcs[i][1] if i >= 0 else "?"] += n
+    whole = sum(tot.values())
+    return [(f, n / whole) for f, n in tot.most_common(top)]
+
+
+def count_module(name):
+    """Have the host's instruction counter count a module's code apart
+    (None: nothing apart). Returns the range, or None."""
+    rng = module_text(name) if name else None
+    lo, hi = rng or (0, 0)
+    host_threads(body="range %x %x" % (lo, hi))
+    return rng
+
+
 class Meter:
     """Busy time per CPU over an interval: wall less idle (exact), and
     the tick-sampled busy fields beside it; and, where the host answers,
     the host CPU time of each vCPU's thread."""
 
-    def __init__(self):
+    def __init__(self, blocks=False):
+        """blocks: also the instructions of each block of the counted
+        module (the host's "blocks" answer), as out["blocks"]."""
         self.tck = os.sysconf("SC_CLK_TCK")
-        self.h0 = host_threads()
+        self.ask = "blocks" if blocks else ""
+        self.h0 = host_threads(body=self.ask)
         self.t0 = time.monotonic()
         self.s0 = cpu_stat()
 
     def read(self):
         wall = time.monotonic() - self.t0
         s1 = cpu_stat()
-        h1 = host_threads() if self.h0 is not None else None
-        out = {"wall": wall, "host": None}
+        h1 = host_threads(body=self.ask) if self.h0 is not None else None
+        out = {"wall": wall, "host": None, "blocks": None}
         if h1 is not None:
+            b0, b1 = self.h0.pop("blocks", None), h1.pop("blocks", None)
             out["host"] = {k: h1[k] - self.h0.get(k, 0) for k in h1}
+            if b0 is not None and b1 is not None:
+                out["blocks"] = {int(a, 16): n - b0.get(a, 0)
+                                 for a, n in b1.items() if n > b0.get(a, 0)}
         for cpu in (SERVER_CPU, CLIENT_CPU):
             d = {k: s1[cpu][k] - self.s0[cpu][k] for k in STAT_FIELDS}
             idle = (d["idle"] + d["iowait"]) / self.tck
@@ -246,10 +316,18 @@ def calibrate(secs=2.0):
     host = {}
     if got["host"] and quiet["host"]:
         v = "vcpu%d" % SERVER_CPU
-        host = {"host_spin": got["host"].get(v),
-                "host_over_spin": got["host"].get(v, 0) / spun if spun
-                else None,
-                "host_quiet_per_s": quiet["host"].get(v, 0) / quiet["wall"]}
+        i = "insn%d" % SERVER_CPU
+        if i in got["host"] and i in quiet["host"]:
+            # What CPU0 executes per second of a spin, and per second
+            # of quiet (the tick, housekeeping).
+            host.update({"insn_spin_per_s": got["host"][i] / spun if spun
+                         else None,
+                         "insn_quiet_per_s": quiet["host"][i] /
+                         quiet["wall"]})
+        host.update({
+            "host_spin": got["host"].get(v),
+            "host_over_spin": got["host"].get(v, 0) / spun if spun else None,
+            "host_quiet_per_s": quiet["host"].get(v, 0) / quiet["wall"]})
     return dict(host, **{"type": "calibration", "spin_wall": spun, "spin_cpu": spun_cpu,
             "measured": s["busy"], "sampled": s["sampled"],
             "measured_over_spin": s["busy"] / spun if spun else None,

@@ -18,6 +18,7 @@ status is 0 unless the input is unusable.
 """
 
 import argparse
+import gzip
 import json
 import os
 import statistics
@@ -32,12 +33,13 @@ WORKLOAD_NAMES = {
 FILESET_NAMES = {"spec": "SPECweb99 mix", "1k": "1 KiB", "64k": "64 KiB",
                  "1m": "1 MiB", "64kgz": "64 KiB script as its .gz (20 KiB)"}
 SERVER_NAMES = {"kweb": "kweb", "nginx": "nginx",
-                "handoff": "nginx behind kweb"}
+                "handoff": "nginx behind kweb", "floor": "the floor"}
 COMP_TITLES = {
     "aa": "A/A calibration: nginx against nginx",
     "kweb": "kweb against nginx",
     "handoff": "Handoff: nginx behind kweb (every request handed off) "
                "against nginx alone",
+    "floor": "The floor (bench/floor/kwebfloor.ko) against kweb",
 }
 # A tool whose own user-space code keeps its threads busy this much of
 # the run may be what limits the result.
@@ -49,7 +51,7 @@ def load(paths):
     the CPU meter's calibrations."""
     meta, runs, idle, cal, prof = [], [], [], [], []
     for p in paths:
-        with open(p) as f:
+        with (gzip.open(p, "rt") if p.endswith(".gz") else open(p)) as f:
             for n, line in enumerate(f, 1):
                 line = line.strip()
                 if not line:
@@ -426,7 +428,7 @@ def markdown(meta, runs, table, headline=()):
                 pct(top), row.comp, WORKLOAD_NAMES.get(row.wl, row.wl),
                 FILESET_NAMES.get(row.fs, row.fs), pct(TOOL_BUSY_LIMIT)))
         lines.append("")
-    for comp in ("aa", "kweb", "handoff"):
+    for comp in ("aa", "kweb", "handoff", "floor"):
         if comp not in table:
             continue
         lines.append("## " + COMP_TITLES[comp])
@@ -553,10 +555,20 @@ def cpu_goal(row):
     return None
 
 
-def server_key(fs, host=False):
-    """The server CPU figure of a file set (per byte for the big file):
-    the guest's measure, or (host) its vCPU thread's on the host."""
-    pre = "host_cpu" if host else "server_cpu"
+# The server CPU measures, headline first: its vCPU thread's time on the
+# host, the instructions CPU0 executed (bench/qemu/kwebicount.so), the
+# guest's own wall less idle.
+MEASURES = ("host", "insn", "guest")
+
+
+def server_key(fs, measure="guest"):
+    """The server CPU figure of a file set (per byte for the big file)
+    by one of MEASURES: (record key, unit)."""
+    if measure == "insn":
+        if fs == "1m":
+            return "minsn_per_mib", "M insn/MiB"
+        return "kinsn_per_req", "k insn/req"
+    pre = "host_cpu" if measure == "host" else "server_cpu"
     if fs == "1m":
         return pre + "_ms_per_mib", "ms/MiB"
     return pre + "_ms_per_1k", "ms/1k req"
@@ -590,6 +602,79 @@ def profile_section(prof):
     return lines
 
 
+def own_share(row):
+    """The share of the server's instructions in its own module's code
+    (kweb.ko, kwebfloor.ko), A/B, median over the rounds; "-" for nginx."""
+    out = []
+    for c in (row.a, row.b):
+        v = [r["insn_module_share"] for r in c.runs
+             if r.get("module") and r.get("insn_module_share") is not None]
+        out.append(pct(med(v)) if v else "-")
+    return "/".join(out)
+
+
+def segments_section(table):
+    """TCP segments the server sent and received per request, by side:
+    the packet exchange each design makes (response and FIN together,
+    ACKs carried or on their own)."""
+    body = []
+    for comp in ("kweb", "handoff", "floor", "aa"):
+        for row in table.get(comp, []):
+            cells = []
+            for c in (row.a, row.b):
+                o = [r["segs_out_per_req"] for r in c.runs
+                     if "segs_out_per_req" in r]
+                i = [r["segs_in_per_req"] for r in c.runs
+                     if "segs_in_per_req" in r]
+                d = [r["server_segs"].get("DelayedACKs", 0) / r["requests"]
+                     for r in c.runs if "server_segs" in r]
+                cells += ["%.2f / %.2f" % (med(o), med(i)) if o else "-",
+                          "%.3f" % med(d) if d else "-"]
+            if any(x != "-" for x in cells):
+                body.append([comp, WORKLOAD_NAMES.get(row.wl, row.wl),
+                             FILESET_NAMES.get(row.fs, row.fs)] + cells)
+    if not body:
+        return []
+    lines = ["## Segments per request, the server's", "",
+             "TCP segments the server sent / received per request "
+             "(/proc/net/snmp of the server's namespace; the client has "
+             "its own), and its delayed ACKs (ACK-only segments sent by "
+             "the delayed-ACK timer), median over the rounds.", ""]
+    lines += md_table(["comparison", "workload", "files", "A out / in",
+                       "A delayed ACKs", "B out / in", "B delayed ACKs"],
+                      body)
+    lines.append("")
+    return lines
+
+
+def functions_section(runs, top=8):
+    """Where the module's own instructions went, by function (first
+    round's runs, bench/qemu/kwebicount.so's block records)."""
+    rows = [r for r in runs if r.get("ok") and r.get("module_functions")]
+    if not rows:
+        return []
+    lines = ["## kweb's own instructions, by function", "",
+             "The server CPU's instructions in the side's module, by the "
+             "function each translated block starts in (first round), as "
+             "shares of the module's own; own code is the module's share "
+             "of all the server's instructions.", ""]
+    body = []
+    for r in rows:
+        own = r.get("insn_module_share")
+        body.append([
+            "%s: %s" % (r["comparison"], SERVER_NAMES.get(r["server"],
+                                                         r["server"])),
+            WORKLOAD_NAMES.get(r["workload"], r["workload"]),
+            FILESET_NAMES.get(r["fileset"], r["fileset"]),
+            pct(own) if own is not None else "-",
+            ", ".join("%s %s" % (f, pct(x))
+                      for f, x in r["module_functions"][:top])])
+    lines += md_table(["side", "workload", "files", "own code",
+                       "functions"], body)
+    lines.append("")
+    return lines
+
+
 def server_cpu_section(table, cal):
     """The headline: the server's CPU (CPU0, exact) per request, kweb
     against nginx, with the A/A spread of the same figure in each row."""
@@ -597,8 +682,12 @@ def server_cpu_section(table, cal):
                for rows in table.values() for row in rows
                for r in row.a.runs + row.b.runs):
         return []
-    host = all("host_cpu_ms_per_1k" in r for rows in table.values()
-               for row in rows for r in row.a.runs + row.b.runs)
+    # A measure is shown when every run has it; the first shown heads.
+    shown = [m for m in MEASURES
+             if all(server_key("1k", m)[0] in r for rows in table.values()
+                    for row in rows for r in row.a.runs + row.b.runs)]
+    shown = shown or ["guest"]
+    host = "host" in shown
     lines = ["## Server CPU per request (the headline)", ""]
     if cal:
         ratio = [c["measured_over_spin"] for c in cal
@@ -627,23 +716,45 @@ def server_cpu_section(table, cal):
                 "thread %s of its wall time on the host; a quiet CPU0 %s "
                 "ms/s. The guest's own figure (wall less idle) is the "
                 "\"guest\" columns." % (fmt_range(hs), fmt_range(hq)), ""]
+    if "insn" in shown:
+        ispin = [c["insn_spin_per_s"] / 1e6 for c in cal
+                 if c.get("insn_spin_per_s")]
+        iquiet = [c["insn_quiet_per_s"] / 1e6 for c in cal
+                  if c.get("insn_quiet_per_s") is not None]
+        lines += [
+            "Instructions: the spin executed %s M/s on CPU0, a quiet CPU0 "
+            "%s M/s." % (fmt_range(ispin), fmt_range(iquiet)), ""]
+        lines += [
+            "The \"insn\" columns count instructions: those CPU0 "
+            "executed, counted by a QEMU plugin (bench/qemu/kwebicount.so) "
+            "as the guest runs them. No clock is in them; they weigh every "
+            "instruction alike, where TCG makes system calls, exceptions "
+            "and page walks far dearer than hardware does (which flatters "
+            "kernel-side serving in the CPU times): the instructions' "
+            "ratio is the one less flattering to kweb.", ""]
     header = ["comparison", "workload", "files", "unit", "A", "B",
               "B/A (rounds)", "A/A (rounds)", "A/A spread", "req/s A/B",
               "client CPU A/B", "goal"]
-    if host:
-        header[-1:-1] = ["guest B/A", "guest A/A spread"]
+    header[-1:-1] = [h for m in shown[1:] for h in
+                     ("%s B/A" % m, "%s A/A spread" % m)]
+    if "insn" in shown:
+        header[-1:-1] = ["own code A/B"]
     aa_rows = {(r.wl, r.fs): r for r in table.get("aa", [])}
     body = []
-    for comp in ("kweb", "handoff", "aa"):
+    for comp in ("kweb", "handoff", "floor", "aa"):
         for row in table.get(comp, []):
-            key, unit = server_key(row.fs, host)
+            key, unit = server_key(row.fs, shown[0])
             pairs = [1 / x for x in row.pair_ratios(key) if x]
             aa = aa_rows.get((row.wl, row.fs))
             aap = aa.pair_ratios(key) if aa else []
             spread = dev(med(aap)) if aap else None
-            gkey, _ = server_key(row.fs)
-            gpairs = [1 / x for x in row.pair_ratios(gkey) if x]
-            gaap = aa.pair_ratios(gkey) if aa else []
+            others = []
+            for m in shown[1:]:
+                mkey, _ = server_key(row.fs, m)
+                mpairs = [1 / x for x in row.pair_ratios(mkey) if x]
+                maap = aa.pair_ratios(mkey) if aa else []
+                others += [fmt_ratio(med(mpairs)) if mpairs else "-",
+                           pct(dev(med(maap))) if maap else "-"]
             goal = cpu_goal(row)
             verdict = ""
             if goal and pairs:
@@ -660,17 +771,24 @@ def server_cpu_section(table, cal):
                 fmt_ratio(med(pairs), pairs) if pairs else "-",
                 fmt_ratio(med(aap), aap) if aap else "-",
                 pct(spread), fmt_ratio(row.ratio()), "/".join(cli)] +
-                ([fmt_ratio(med(gpairs)) if gpairs else "-",
-                  pct(dev(med(gaap))) if gaap else "-"] if host else []) +
+                others + ([own_share(row)] if "insn" in shown else []) +
                 [verdict])
     lines += md_table(header, body)
     lines += ["", "A and B: server CPU, median (min–max) over the rounds; "
               "B/A: the median of each round's B over A (for kweb and "
               "handoff, nginx alone over kweb: how many times kweb's CPU "
-              "nginx spends); A/A: the same for nginx against nginx in the "
+              "nginx spends; for the floor, kweb over the floor: how many "
+              "times the least responder of kweb's design kweb spends); "
+              "A/A: the same for nginx against nginx in the "
               "same row, and its spread, how far its median is from 1. "
               "Client CPU: CPU1 busy, wall less idle (near 100%: the client "
-              "was the limit of the rate, not of the CPU figure).", ""]
+              "was the limit of the rate, not of the CPU figure)." +
+              (" Own code: the share of the server's instructions that ran "
+               "in the side's module (kweb.ko; the floor's kwebfloor.ko), "
+               "by where each translated block starts; the rest is the "
+               "kernel's TCP/IP, scheduler and page cache work (and "
+               "nginx's user space). Goal for kweb: at most 15%."
+               if "insn" in shown else ""), ""]
     return lines
 
 
@@ -686,7 +804,8 @@ def main():
         raise SystemExit("no runs in %s" % " ".join(args.jsonl))
     table = build(meta, runs)
     text = markdown(meta, runs, table, server_cpu_section(table, cal)) + \
-        "\n".join([""] + profile_section(prof) + idle_section(idle))
+        "\n".join([""] + segments_section(table) + functions_section(runs) +
+                  profile_section(prof) + idle_section(idle))
     out = args.out or os.path.dirname(os.path.abspath(args.jsonl[0]))
     os.makedirs(out, exist_ok=True)
     md = os.path.join(out, "bench.md")

@@ -14,7 +14,7 @@
 # (results/bench-latest points to the newest).
 #
 #   --kernel   6.12 (default) or 6.1
-#   --smoke    one short round of four rows (what `make check` runs)
+#   --smoke    one short round of six rows (what `make check` runs)
 #   --kvm      KVM instead of TCG (needs /dev/kvm); TCG emulates every
 #              instruction, which under-reports servers that make many
 #              system calls and flatters kernel-side serving
@@ -22,7 +22,9 @@
 #              --duration 10 --comparisons kweb --rows wrk256:1k
 #
 # KWEB_BENCH_TIMEOUT bounds the guest (seconds; default 900 for --smoke,
-# 14400 otherwise). Exit status: the guest's (0 iff every timed run
+# 14400 otherwise). Under TCG, QEMU counts the instructions each vCPU
+# executes (bench/qemu/kwebicount.c, built here), the report's headline;
+# KWEB_BENCH_ICOUNT=0 leaves the plugin out. Exit status: the guest's (0 iff every timed run
 # passed its checks), or 1 if the report could not be made. Timing is
 # reported, never asserted.
 set -euo pipefail
@@ -69,7 +71,7 @@ main() {
   [[ -n $image && -n $kdir ]] || die "no stock $kernel kernel (see scripts/kernels.sh)"
   ((smoke)) && tag+=-smoke
 
-  local stamp results dir log ko
+  local stamp results dir log ko floor_ko
   stamp=$(date +%Y%m%d-%H%M%S)
   results=${KWEB_RESULTS:-$REPO/results/bench-$stamp}
   export KWEB_RESULTS=$results
@@ -83,6 +85,12 @@ main() {
   fi
   ko=$REPO/build/$(basename "$kdir")/kweb.ko
   [[ -r $ko ]] || die "no $ko after the build"
+  # The floor (bench/floor), for the floor comparison.
+  if ! make -C "$REPO/bench/floor" modules KDIR="$kdir" >>"$log" 2>&1; then
+    tail -n 30 "$log" >&2
+    die "floor build failed (full log: $log)"
+  fi
+  floor_ko=$REPO/build/floor/$(basename "$kdir")/kwebfloor.ko
 
   local timeout_s vm_args=(--name "$tag" --cpus 2 --memory 2G)
   # The TSC as clocksource, as on hardware. TCG's CPU model is an AMD one
@@ -107,20 +115,35 @@ main() {
   fi
   local guest_args=()
   ((smoke)) && guest_args+=(--smoke)
+  guest_args+=(--floor-ko "$floor_ko")
   guest_args+=("$ko" "$dir" "$tag")
   ((${#extra[@]})) && guest_args+=(-- "${extra[@]}")
 
   # The host's view of the server's CPU: its vCPU thread's CPU time,
   # read by bench/hostcpu.py whenever the guest asks (the guest falls
   # back to its own measure without it, as under `make check`).
-  local hostcpu_pid=
+  local hostcpu_pid='' icount=()
   if ((!kvm)); then
     export KWEB_HOSTCPU_DIR=$dir/hostcpu
     rm -rf "$KWEB_HOSTCPU_DIR"
     mkdir -p "$KWEB_HOSTCPU_DIR"
     vm_args+=(--thread-names)
+    # And the instructions each vCPU executes, counted by a TCG plugin
+    # into a page of shared memory (KWEB_BENCH_ICOUNT=0: not counted).
+    if ((${KWEB_BENCH_ICOUNT:-1})); then
+      local so=$REPO/build/qemu/kwebicount.so
+      local page=/dev/shm/kweb-icount-$tag-$$
+      mkdir -p "$(dirname "$so")"
+      if ! cc -O2 -Wall -Wextra -shared -fPIC -fvisibility=hidden \
+          -o "$so" "$REPO/bench/qemu/kwebicount.c" >>"$log" 2>&1; then
+        tail -n 30 "$log" >&2
+        die "bench/qemu/kwebicount.c: build failed (full log: $log)"
+      fi
+      vm_args+=(--qemu-plugin "$so,out=$page")
+      icount=(--icount "$page")
+    fi
     "$PY" "$REPO/bench/hostcpu.py" --name "kweb-$tag" \
-      --dir "$KWEB_HOSTCPU_DIR" 2>"$dir/hostcpu.err" &
+      --dir "$KWEB_HOSTCPU_DIR" "${icount[@]}" 2>"$dir/hostcpu.err" &
     hostcpu_pid=$!
   fi
   say "booting $(basename "$image") ($KWEB_BENCH_ACCEL, 2 vCPUs);" \
@@ -132,6 +155,7 @@ main() {
     kill "$hostcpu_pid" 2>/dev/null || true
     wait "$hostcpu_pid" 2>/dev/null || true
   fi
+  ((${#icount[@]})) && rm -f "${icount[1]}"
 
   if [[ -s $dir/bench.jsonl ]]; then
     if ! "$PY" "$REPO/bench/report.py" --out "$dir" "$dir/bench.jsonl"; then

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # `make check` (and CI): install what is missing, build kweb for both stock
 # Debian kernels and a debug kernel, lint, then run KUnit and the
-# integration tests in QEMU guests: the debug guest, the longest, in the
-# background from the start, the others one at a time beside it:
+# integration tests in QEMU guests: the debug kernel's build and then its
+# guest, the longest, in the background from the start, the others one at
+# a time beside it:
 #   debug     debug 6.12 (KASAN, lockdep, kmemleak): KUnit + integration
 #   stock61   Debian's 6.1: integration
 #   stock612  Debian's 6.12: integration
@@ -37,6 +38,7 @@ readonly LOG=$KWEB_RESULTS/check.log
 # still ends it before CI's 90.
 readonly GUEST_TIMEOUT=${KWEB_GUEST_TIMEOUT:-2700}
 readonly DEBUG_GUEST_TIMEOUT=${KWEB_DEBUG_GUEST_TIMEOUT:-5000}
+readonly DEBUG_DEADLINE=${KWEB_DEBUG_DEADLINE:-5040}
 readonly FS_GUEST_TIMEOUT=${KWEB_FS_GUEST_TIMEOUT:-1500}
 # The HTTP and handoff suites run again under a SYN flood (cookies when
 # the SYN queue is full, client connections made by them) on 6.12 only;
@@ -118,6 +120,8 @@ emit() {
   while IFS= read -r line; do
     case $line in
       '::rc '*) STEP_RC=${line#::rc }; continue ;;
+      '::time '*) TIMES+=("${line#::time }s"); continue ;;
+      '::tmo '*) BG_TMO=${line#::tmo }; continue ;;
     esac
     log "$line"
     if [[ $line =~ ^ok\  ]]; then
@@ -331,31 +335,21 @@ guest() {
   promtool_check "$1"
 }
 
-# The same, in the background: its output is kept in TAG.stream and read
-# (counted, shown) by guest_bg_wait. Meanwhile the host's own steps and
-# the other guests run: a guest alone under TCG kept the host's two cores
-# about 60% busy (its tests wait on timers, its vCPUs on each other).
+# The debug chain runs in the background (debug_chain_bg, below): its
+# output is kept in debug.stream and read (counted, shown) by
+# guest_bg_wait. Meanwhile the host's own steps and the other guests run:
+# a guest alone under TCG kept the host's two cores about 60% busy (its
+# tests wait on timers, its vCPUs on each other).
 BG_PID='' BG_TAG='' BG_TMO='' BG_START=0
-guest_bg() {
-  local stream=$KWEB_RESULTS/$1.stream
-  vm_cmd "$@"
-  header "guest $1: booting $(basename "$2") (timeout ${3}s), in the background"
-  (
-    rc=0
-    "${VM_CMD[@]}" >"$stream" 2>>"$LOG" || rc=$?
-    echo "::rc $rc" >>"$stream"
-  ) &
-  BG_PID=$! BG_TAG=$1 BG_TMO=$3 BG_START=$SECONDS
-}
-
 guest_bg_wait() {
   [[ -n $BG_PID ]] || return 0
   header "guest $BG_TAG: waiting for it to finish"
   wait "$BG_PID" || true
-  TIMES+=("guest-$BG_TAG $((SECONDS - BG_START))s")
+  TIMES+=("$BG_TAG-chain $((SECONDS - BG_START))s")
   header "guest $BG_TAG: its test lines"
   emit "$BG_TAG" <"$KWEB_RESULTS/$BG_TAG.stream"
-  guest_verdict "$BG_TAG" "$BG_TMO"
+  # No guest (its kernel or module did not build): those lines said so.
+  [[ $STEP_RC == skip ]] || guest_verdict "$BG_TAG" "$BG_TMO"
   promtool_check "$BG_TAG"
   BG_PID=''
 }
@@ -393,6 +387,53 @@ promtool_check() {
     not_ok "$tag" "$tag ctl: promtool check metrics passes over its Prometheus text"
     diag 20 <<<"exit $rc: $out"
   fi
+}
+
+# The debug chain, in the background from the start: the debug kernel
+# (built the first time on a machine: ~14 minutes of both cores), kweb.ko
+# for it, then its guest, the longest. Meanwhile the host's own steps and
+# the stock guests run; on a new machine the kernel's build no longer
+# holds them up. Its lines go to debug.stream, which guest_bg_wait counts
+# and shows; log() is left to that reading, so each line is logged once.
+# The guest's bound is what is left of 84 minutes: CI stops at 90.
+debug_chain() {
+  local t0=$SECONDS dko dtko tmo
+  log() { :; }
+  if ! step_debug_kernel; then
+    echo "::rc skip"
+    return
+  fi
+  echo "::time debug-kernel $((SECONDS - t0))"
+  t0=$SECONDS
+  if ! build_module debug "$DEBUG_KDIR" 1; then
+    echo "::rc skip"
+    return
+  fi
+  echo "::time build-debug $((SECONDS - t0))"
+  dko=$REPO/build/$(basename "$DEBUG_KDIR")/kweb.ko
+  dtko=$REPO/build/$(basename "$DEBUG_KDIR")/kweb_test.ko
+  tmo=$((DEBUG_DEADLINE - (SECONDS - START)))
+  ((tmo < DEBUG_GUEST_TIMEOUT)) || tmo=$DEBUG_GUEST_TIMEOUT
+  ((tmo > 600)) || tmo=600
+  # KASAN and lockdep make everything slower: more time per client run.
+  # And every access to the host's files goes to the host (9p, vng's
+  # default cache=none), slowly: with cache=loose, nothing on the host
+  # changes those files while the guest runs.
+  # Its HTTP suite took over 420 s beside the stock guests.
+  vm_cmd debug "$DEBUG_IMAGE" "$tmo" --root-cache loose -- \
+    env KWEB_SKIP="$SKIP_DEBUG" KWEB_HTTP_TIMEOUT="${KWEB_HTTP_TIMEOUT:-900}" \
+    "$REPO/tests/guest/debug.sh" "$dko" "$dtko" "$KWEB_RESULTS/debug" debug
+  header "guest debug: booting $(basename "$DEBUG_IMAGE") (timeout ${tmo}s)"
+  echo "::tmo $tmo"
+  local rc=0
+  "${VM_CMD[@]}" 2>>"$LOG" || rc=$?
+  echo "::rc $rc"
+}
+
+debug_chain_bg() {
+  header "debug chain: debug kernel, kweb.ko, KUnit and integration guest, in the background"
+  debug_chain >"$KWEB_RESULTS/debug.stream" &
+  BG_PID=$! BG_TAG=debug BG_TMO=$DEBUG_GUEST_TIMEOUT BG_START=$SECONDS
 }
 
 # A background guest does not outlive us (vm.sh stops its QEMU on TERM).
@@ -437,37 +478,13 @@ main() {
   timed deps step_deps
   timed kernels step_kernels
 
-  local b61=1 b612=1 bdebug=1 ko612 ko61
+  local b61=1 b612=1 ko612 ko61
   ko61=$REPO/build/$(basename "${K61_KDIR:-none}")/kweb.ko
   ko612=$REPO/build/$(basename "${K612_KDIR:-none}")/kweb.ko
 
   ((quick)) && SKIP612=
   timed kwebctl step_kwebctl
-  if ((!quick)); then
-    if timed debug-kernel step_debug_kernel; then
-      timed build-debug build_module debug "$DEBUG_KDIR" 1 || bdebug=0
-    else
-      bdebug=0
-    fi
-    local dko dtko
-    dko=$REPO/build/$(basename "${DEBUG_KDIR:-none}")/kweb.ko
-    dtko=$REPO/build/$(basename "${DEBUG_KDIR:-none}")/kweb_test.ko
-    if ((bdebug)); then
-      # KASAN and lockdep make everything slower: more time per client run.
-      # And every access to the host's files goes to the host (9p, vng's
-      # default cache=none), slowly: with cache=loose, nothing on the host
-      # changes those files while the guest runs. The longest guest, so it
-      # starts first, before the stock modules are built, and runs beside
-      # everything else.
-      # Its HTTP suite took over 420 s beside the stock guests.
-      KWEB_HTTP_TIMEOUT=${KWEB_HTTP_TIMEOUT:-900} \
-        guest_bg debug "$DEBUG_IMAGE" "$DEBUG_GUEST_TIMEOUT" \
-        --root-cache loose -- env KWEB_SKIP="$SKIP_DEBUG" \
-        "$REPO/tests/guest/debug.sh" "$dko" "$dtko" "$KWEB_RESULTS/debug" debug
-    else
-      not_run debug "KUnit and integration tests" "no debug kernel or module"
-    fi
-  fi
+  ((quick)) || debug_chain_bg
   if [[ -n $K612_KDIR ]]; then
     timed build612 build_module stock612 "$K612_KDIR" || b612=0
   else
@@ -516,8 +533,18 @@ main() {
     # The benchmark's smoke round (`make bench-smoke`): every row's code
     # path, the client isolation and the report; its timings mean
     # nothing here (the debug guest shares the host's CPUs).
+    # The floor (bench/floor/kwebfloor.ko) too, so its comparison runs.
+    local floor=()
+    if make -C "$REPO/bench/floor" modules KDIR="$K612_KDIR" \
+        >"$KWEB_RESULTS/build-floor612.log" 2>&1; then
+      floor=(--floor-ko "$REPO/build/floor/$(basename "$K612_KDIR")/kwebfloor.ko")
+    else
+      not_ok bench612 "build bench/floor's kwebfloor.ko for 6.12"
+      tail -n 20 "$KWEB_RESULTS/build-floor612.log" | diag 20
+    fi
     timed bench-smoke guest bench612 "$K612_IMAGE" 900 -- \
-      "$REPO/tests/guest/bench.sh" --smoke "$ko612" "$KWEB_RESULTS/bench612" bench612
+      "$REPO/tests/guest/bench.sh" --smoke "${floor[@]}" "$ko612" \
+      "$KWEB_RESULTS/bench612" bench612
   fi
   guest_bg_wait
   summary

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # `make lint`: static checks, one test line each ("ok - lint: ..." or
 # "not ok - lint: ..." with "# " diagnostics):
-#   - checkpatch.pl --no-tree -f on every kmod/, kunit/, uapi/linux/ and
-#     userctl/ source
-#   - userctl/kwebctl builds with -Wall -Wextra and no warning
-#   - a W=1 C=2 (sparse on every file) build against each stock kernel, which
+#   - checkpatch.pl --no-tree -f on every kmod/, kunit/, uapi/linux/,
+#     bench/floor/, bench/qemu/ and userctl/ source
+#   - userctl/kwebctl and bench/qemu/kwebicount.so build with -Wall -Wextra
+#     and no warning
+#   - a W=1 C=2 (sparse on every file) build of kweb.ko and of the
+#     benchmark's kwebfloor.ko against each stock kernel, which
 #     must print no "warning:" / "error:" line at all
 #   - shellcheck on the project's shell scripts (if shellcheck is installed)
 #   - the generated netlink code is what uapi/kweb.yaml makes today
@@ -73,6 +75,7 @@ lint_checkpatch() {
   local cp files=() f out
   shopt -s nullglob
   files=("$REPO"/kmod/*.[ch] "$REPO"/kunit/*.[ch] "$REPO"/uapi/linux/*.h
+    "$REPO"/bench/floor/*.[ch] "$REPO"/bench/qemu/*.[ch]
     "$REPO"/userctl/*.[ch])
   shopt -u nullglob
   if ! cp=$(find_checkpatch); then
@@ -93,25 +96,27 @@ lint_checkpatch() {
   done
 }
 
-# W=1 C=2 build for one kernel, in its own build dir so the plain build
+# W=1 C=2 build of kweb.ko (or with DIR bench/floor, the benchmark's
+# kwebfloor.ko) for one kernel, in its own build dir so the plain build
 # (whose objects are not sparse-checked) is not disturbed.
 lint_build() {
-  local tag=$1 kdir=$2 name log bad
+  local tag=$1 kdir=$2 dir=${3:-} name log bad what=kweb.ko
   name=$(basename "$kdir")
-  log=$LOGDIR/build-$tag.log
-  if ! make -C "$REPO" modules KDIR="$kdir" W=1 C=2 \
-      BUILD="$REPO/build/lint-$name" >"$log" 2>&1; then
-    not_ok "W=1 C=2 build for $tag ($name)"
+  log=$LOGDIR/build-$tag${dir:+-floor}.log
+  [[ -n $dir ]] && what=kwebfloor.ko
+  if ! make -C "$REPO/$dir" modules KDIR="$kdir" W=1 C=2 \
+      BUILD="$REPO/build/lint${dir:+-floor}-$name" >"$log" 2>&1; then
+    not_ok "W=1 C=2 build of $what for $tag ($name)"
     grep -E 'error|warning' "$log" | diag 30
     return
   fi
   # Compiler warnings and sparse's complaints (file:line:col: warning/error).
   bad=$(grep -E 'warning:|error:|: sparse:' "$log" || true)
   if [[ -n $bad ]]; then
-    not_ok "W=1 C=2 build for $tag ($name) without warnings"
+    not_ok "W=1 C=2 build of $what for $tag ($name) without warnings"
     echo "$bad" | diag 30
   else
-    ok "W=1 C=2 build for $tag ($name) without warnings"
+    ok "W=1 C=2 build of $what for $tag ($name) without warnings"
   fi
 }
 
@@ -148,6 +153,19 @@ lint_userctl() {
     echo "$bad" | diag 30
   else
     ok "userctl/kwebctl builds without warnings"
+  fi
+}
+
+# The benchmark's instruction counter, a QEMU plugin (scripts/bench.sh
+# builds it the same way).
+lint_icount() {
+  local out
+  if out=$(cc -O2 -Wall -Wextra -Werror -shared -fPIC -fvisibility=hidden \
+      -o "$LOGDIR/kwebicount.so" "$REPO/bench/qemu/kwebicount.c" 2>&1); then
+    ok "bench/qemu/kwebicount.so builds without warnings"
+  else
+    not_ok "bench/qemu/kwebicount.so builds without warnings"
+    echo "$out" | diag 30
   fi
 }
 
@@ -206,10 +224,14 @@ main() {
   lint_checkpatch
   lint_ynl
   lint_userctl
+  lint_icount
   lint_man
   lint_systemd
-  if [[ -n ${K61_KDIR:-} ]]; then lint_build stock61 "$K61_KDIR"; fi
-  if [[ -n ${K612_KDIR:-} ]]; then lint_build stock612 "$K612_KDIR"; fi
+  local d
+  for d in '' bench/floor; do
+    if [[ -n ${K61_KDIR:-} ]]; then lint_build stock61 "$K61_KDIR" "$d"; fi
+    if [[ -n ${K612_KDIR:-} ]]; then lint_build stock612 "$K612_KDIR" "$d"; fi
+  done
   lint_shell
   echo "# lint: passed $PASSED, failed $FAILED"
   ((FAILED == 0))

@@ -18,6 +18,9 @@
 # debug-threads=on), for whoever reads their CPU time on the host
 # (bench/hostcpu.py); --pin-vcpu0 implies it.
 #
+# --qemu-plugin SPEC loads a TCG plugin (QEMU's -plugin SPEC), such as
+# the benchmark's instruction counter, bench/qemu/kwebicount.c.
+#
 # --root-cache MODE mounts the host's filesystem (the guest's 9p root) with
 # cache=MODE instead of vng's cache=none: with loose, a slow guest (the
 # debug kernel) stops paying a round trip to the host for every file access.
@@ -63,11 +66,13 @@ root_cache=
 append=()
 pin_vcpu0=0
 thread_names=0
+plugin=''
 
 usage() {
   echo "usage: $0 [--name TAG] [--memory SIZE] [--cpus N] [--kvm]" \
     "[--timeout SEC] [--net-forward HOSTPORT:GUESTPORT] [--root-cache MODE]" \
-    "[--append KERNEL-ARG]... [--pin-vcpu0] [--thread-names] KERNEL_IMAGE --" \
+    "[--append KERNEL-ARG]... [--pin-vcpu0] [--thread-names]" \
+    "[--qemu-plugin SPEC] KERNEL_IMAGE --" \
     "COMMAND..." >&2
   exit 2
 }
@@ -86,6 +91,7 @@ while (($#)); do
     --append) append+=("${2:?}"); shift 2 ;;
     --pin-vcpu0) pin_vcpu0=1; thread_names=1; shift ;;
     --thread-names) thread_names=1; shift ;;
+    --qemu-plugin) plugin=${2:?}; shift 2 ;;
     -h|--help) usage ;;
     --) usage ;;
     -*) usage ;;
@@ -242,6 +248,7 @@ for arg in "${append[@]}"; do
 done
 # QEMU names its vCPU threads ("CPU N/TCG") only when asked to.
 ((thread_names)) && vng_args+=("--qemu-opts=-name kweb-$name,debug-threads=on")
+[[ -z $plugin ]] || vng_args+=("--qemu-opts=-plugin $plugin")
 if [[ -n $forward ]]; then
   # Only the host's loopback is forwarded: nothing outside reaches the guest.
   vng_args+=("--qemu-opts=-netdev user,id=n0,hostfwd=tcp:127.0.0.1:${forward%%:*}-:${forward##*:} -device virtio-net-pci,netdev=n0")

@@ -3,7 +3,8 @@
 # scripts/vm.sh; `make check` runs it with --smoke), as root inside a
 # virtme-ng guest:
 #
-#   bench.sh [--smoke] KWEB_KO [RESULTS_DIR [TAG]] [-- GUEST_PY_ARGS...]
+#   bench.sh [--smoke] [--floor-ko KO] KWEB_KO [RESULTS_DIR [TAG]]
+#            [-- GUEST_PY_ARGS...]
 #
 # or KWEB_KO, RESULTS_DIR and TAG from $KWEB_KO, $KWEB_RUN_DIR, $KWEB_TAG.
 # Runs bench/guest.py on a tmpfs (docroot, nginx's run directory) with
@@ -22,10 +23,16 @@ REPO=$(cd "$HERE/../.." && pwd)
 . "$HERE/lib.sh"
 
 smoke=()
-if [[ ${1:-} == --smoke ]]; then
-  smoke=(--smoke)
-  shift
-fi
+floor=() # bench/floor/kwebfloor.ko, for the floor comparison
+while [[ ${1:-} == --smoke || ${1:-} == --floor-ko ]]; do
+  if [[ $1 == --smoke ]]; then
+    smoke=(--smoke)
+    shift
+  else
+    floor=(--floor-ko "${2:?}")
+    shift 2
+  fi
+done
 pos=()
 while (($#)) && [[ $1 != -- ]]; do
   pos+=("$1")
@@ -61,7 +68,8 @@ if ((rc == 0)); then
   rm -f "$JSONL"
   # Progress ("bench: ..." lines) on stdout, as it comes.
   "$PY" "$REPO/bench/guest.py" --guest --base "$BASE" --out "$JSONL" \
-    --kweb-ko "$KO" "${smoke[@]}" "${extra[@]}" 2>"$RUN_DIR/guest-py.err" |
+    --kweb-ko "$KO" "${floor[@]}" "${smoke[@]}" "${extra[@]}" \
+    2>"$RUN_DIR/guest-py.err" |
     tee "$RUN_DIR/bench.log"
   rc=${PIPESTATUS[0]}
   say "$TAG: bench/guest.py took ${SECONDS}s"
@@ -79,9 +87,13 @@ if ((rc == 0)); then
   fi
   # Memory per idle keep-alive connection (bench/idle.py): kweb, nginx
   # and the TCP sockets alone, into the same results.
+  # KWEB_BENCH_IDLE=0 (an experiment's loop, passed through vm.sh's
+  # environment): not measured.
   idle=(--conns 10000 --rounds 3)
   ((${#smoke[@]})) && idle=(--conns 500 --rounds 1)
-  if "$PY" "$REPO/bench/idle.py" --guest --base "$BASE/idle" --out "$JSONL" \
+  if [[ ${KWEB_BENCH_IDLE:-1} == 0 ]]; then
+    say "$TAG: idle connections not measured (KWEB_BENCH_IDLE=0)"
+  elif "$PY" "$REPO/bench/idle.py" --guest --base "$BASE/idle" --out "$JSONL" \
     --kweb-ko "$KO" "${idle[@]}" 2>"$RUN_DIR/idle-py.err" |
     tee -a "$RUN_DIR/bench.log"; then
     say "$TAG: bench/idle.py took $((SECONDS - t))s"
@@ -104,6 +116,9 @@ fi
 # Whatever went wrong, leave nothing loaded or listening.
 if module_loaded kweb; then
   bounded 60 rmmod kweb >/dev/null 2>&1
+fi
+if module_loaded kwebfloor; then
+  bounded 60 rmmod kwebfloor >/dev/null 2>&1
 fi
 kmsg_mark "bench ($TAG) end"
 dmesg_check "$TAG: dmesg clean (bench)"
