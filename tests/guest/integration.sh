@@ -1024,8 +1024,8 @@ load_errors() {
 
 # KWEB_ONLY="netfuzz ctl" (a developer's loop): only the suites named,
 # from dkms (only with KWEB_DKMS=1) http diff fastpath handoff netfuzz
-# unload identity limits hardening ctl trace hostile netns syncookies
-# synflood.
+# unload identity limits hardening ctl trace hostile netns tls
+# syncookies synflood.
 # KWEB_SKIP="synflood" (make check, per kernel): all but the suites named.
 ONLY=${KWEB_ONLY:-}
 SKIP=${KWEB_SKIP:-}
@@ -1050,6 +1050,29 @@ dkms() {
   echo "$out"
   PASSED=$((PASSED + $(grep -c '^ok ' <<<"$out")))
   FAILED=$((FAILED + $(grep -c '^not ok ' <<<"$out")))
+}
+
+# HTTPS (docs/tls.md), each script loading what it needs: kwebtlsd alone
+# (handshakes, kTLS both ways, SNI, ALPN, resumption, reload: user space
+# and the kernel's kTLS, so once, with the user-side tests), then kweb
+# serving through kTLS behind it. Needs tls.ko (CONFIG_TLS).
+tls_suites() {
+  local out s suites=(tls_kweb)
+  ((USER_SIDE)) && suites=(tls tls_kweb)
+  if ! modprobe tls 2>>"$LOG"; then
+    not_ok "$TAG: https (not run: no kTLS, modprobe tls failed)"
+    return
+  fi
+  for s in "${suites[@]}"; do
+    if [[ $s == tls ]]; then
+      out=$("$HERE/tls.sh" "$RUN_DIR/tls" "$TAG: https")
+    else
+      out=$("$HERE/tls_kweb.sh" "$KO" "$RUN_DIR/tls-kweb" "$TAG: https kweb")
+    fi
+    grep -E '^(ok|not ok) |^#' <<<"$out"
+    PASSED=$((PASSED + $(grep -c '^ok ' <<<"$out")))
+    FAILED=$((FAILED + $(grep -c '^not ok ' <<<"$out")))
+  done
 }
 
 main() {
@@ -1094,6 +1117,7 @@ main() {
     want trace && tracepoints
     want hostile && hostile
     want netns && netns_exit
+    want tls && tls_suites
     # Last: before the fix of a SYN cookie's handoff, these oops.
     want syncookies && syncookies
     want synflood && synflood
