@@ -192,15 +192,17 @@ lint_man() {
   fi
 }
 
-# The units name /usr/sbin/kwebctl, which verify wants to find: checked
-# here with the kwebctl just built in its place (lint_userctl).
+# The units name /usr/sbin/kwebctl and /usr/sbin/kwebtlsd, which verify
+# wants to find: checked here with those just built in their place
+# (lint_userctl).
 lint_systemd() {
   command -v systemd-analyze >/dev/null || return 0
   local out=$LOGDIR/systemd-verify.txt dir=$LOGDIR/systemd f
   rm -rf "$dir"
   mkdir -p "$dir"
   for f in "$REPO"/systemd/*.service; do
-    sed "s#/usr/sbin/kwebctl#$REPO/userctl/kwebctl#g" "$f" \
+    sed -e "s#/usr/sbin/kwebctl#$REPO/userctl/kwebctl#g" \
+      -e "s#/usr/sbin/kwebtlsd#$REPO/userctl/kwebtlsd#g" "$f" \
       >"$dir/$(basename "$f")"
   done
   if (cd "$dir" && systemd-analyze verify --man=no ./*.service) >"$out" 2>&1 &&
