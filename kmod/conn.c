@@ -994,6 +994,27 @@ static void kweb_closers_flush(void)
 		flush_delayed_work(&per_cpu_ptr(&kweb_closers, cpu)->work);
 }
 
+/* What every connection starts as, and its place in srv's list. */
+static void kweb_conn_start(struct kweb_conn *conn, struct kweb_server *srv,
+			    struct kweb_listener *l, struct sock *sk)
+{
+	conn->sk = sk;
+	sock_hold(sk);
+	conn->srv = srv;
+	conn->listener = l;
+	conn->state = KWEB_CONN_READ;
+	conn->idle = true;
+	kref_init(&conn->ref);
+	INIT_WORK(&conn->work, kweb_conn_work);
+	timer_setup(&conn->timer, kweb_conn_timeout, 0);
+
+	spin_lock_bh(&srv->conns_lock);
+	list_add(&conn->node, &srv->conns);
+	srv->nr_conns++;
+	spin_unlock_bh(&srv->conns_lock);
+	kweb_stat_add(srv->stats, KWEB_STAT_CONN_ACCEPTED, 1);
+}
+
 /* Close a child that never became a connection: process context. */
 void kweb_child_drop(struct request_sock *req, struct sock *child)
 {
@@ -1016,24 +1037,10 @@ void kweb_conn_adopt(struct kweb_listener *l, struct kweb_conn *conn,
 {
 	struct kweb_server *srv = l->srv;
 
-	conn->sk = child;
-	sock_hold(child);
 	conn->req = req;
-	conn->srv = srv;
-	conn->listener = l;
-	conn->state = KWEB_CONN_READ;
-	conn->idle = true;
 	/* The accept work is process context: it counts as the worker's. */
 	conn->worked = !in_softirq();
-	kref_init(&conn->ref);
-	INIT_WORK(&conn->work, kweb_conn_work);
-	timer_setup(&conn->timer, kweb_conn_timeout, 0);
-
-	spin_lock_bh(&srv->conns_lock);
-	list_add(&conn->node, &srv->conns);
-	srv->nr_conns++;
-	spin_unlock_bh(&srv->conns_lock);
-	kweb_stat_add(srv->stats, KWEB_STAT_CONN_ACCEPTED, 1);
+	kweb_conn_start(conn, srv, l, child);
 
 	/*
 	 * Once the callbacks are ours, softirq may serve and the work item
@@ -1076,23 +1083,9 @@ void kweb_conn_adopt(struct kweb_listener *l, struct kweb_conn *conn,
 void kweb_conn_adopt_tls(struct kweb_server *srv, struct kweb_conn *conn,
 			 struct sock *sk)
 {
-	conn->sk = sk;
-	sock_hold(sk);
-	conn->srv = srv;
-	/* Only for its family: a TLS connection has a socket already. */
-	conn->listener = &srv->listeners[0];
-	conn->state = KWEB_CONN_READ;
-	conn->idle = true;
 	conn->worked = true;
-	kref_init(&conn->ref);
-	INIT_WORK(&conn->work, kweb_conn_work);
-	timer_setup(&conn->timer, kweb_conn_timeout, 0);
-
-	spin_lock_bh(&srv->conns_lock);
-	list_add(&conn->node, &srv->conns);
-	srv->nr_conns++;
-	spin_unlock_bh(&srv->conns_lock);
-	kweb_stat_add(srv->stats, KWEB_STAT_CONN_ACCEPTED, 1);
+	/* Only for its family: a TLS connection has a socket already. */
+	kweb_conn_start(conn, srv, &srv->listeners[0], sk);
 	kweb_conn_arm(conn, kweb_limits(srv).header_timeout);
 }
 
