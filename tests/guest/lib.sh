@@ -207,6 +207,34 @@ kmemleak_check() {
   echo clear >"$KMEMLEAK" 2>/dev/null || true
 }
 
+# --- kwebtlsd --------------------------------------------------------------
+# tlsd_start [--net-admin] CONF [ARG...]: $TLSD (kwebtlsd) as nobody (with
+# CAP_NET_ADMIN, which giving sockets to kweb needs, if asked), its stderr
+# in $RUN_DIR/kwebtlsd.err, its pid in TLSD_PID; one test line, once it
+# says it is ready (within 10 s).
+tlsd_start() {
+  local caps=()
+  if [[ $1 == --net-admin ]]; then
+    caps=(--inh-caps +net_admin --ambient-caps +net_admin)
+    shift
+  fi
+  setpriv --reuid nobody --regid nogroup --clear-groups "${caps[@]}" \
+    "${TLSD:?}" -c "$@" 2>"$RUN_DIR/kwebtlsd.err" &
+  # shellcheck disable=SC2034 # the caller's, to signal and wait for
+  TLSD_PID=$!
+  for _ in $(seq 50); do
+    grep -q ready "$RUN_DIR/kwebtlsd.err" 2>/dev/null && break
+    sleep 0.2
+  done
+  check "$TAG kwebtlsd starts as nobody" grep -q ready "$RUN_DIR/kwebtlsd.err"
+}
+
+# want NAME NEEDLE TEXT: ok if TEXT has NEEDLE, else TEXT as diagnostics.
+want_text() {
+  if [[ $3 == *"$2"* ]]; then ok "$TAG $1"; else
+    not_ok "$TAG $1"; diag 15 <<<"$3"; fi
+}
+
 # --- dmesg ----------------------------------------------------------------
 # Any of these in the kernel log fails the run.
 readonly DMESG_BAD='BUG:|WARNING:|KASAN|possible circular locking|inconsistent lock state|sleeping function called from invalid context|kmemleak|Oops|refcount_t:|UBSAN|general protection|Kernel panic|hung_task|soft lockup|hard LOCKUP|rcu_sched detected stall|rcu_preempt detected stall|list_add corruption|list_del corruption|ODEBUG'

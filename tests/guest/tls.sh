@@ -53,22 +53,11 @@ EOF
 modprobe tls || { not_ok "$TAG modprobe tls"; exit 1; }
 stat0=$(cat /proc/net/tls_stat)
 
-setpriv --reuid nobody --regid nogroup --clear-groups \
-  "$TLSD" -c "$BASE/tls.conf" --self-serve 2>"$RUN_DIR/kwebtlsd.err" &
-TLSD_PID=$!
-for _ in $(seq 50); do
-  grep -q ready "$RUN_DIR/kwebtlsd.err" 2>/dev/null && break
-  sleep 0.2
-done
-check "$TAG kwebtlsd starts as nobody" grep -q ready "$RUN_DIR/kwebtlsd.err"
+tlsd_start "$BASE/tls.conf" --self-serve
 
 URL=https://127.0.0.1:$PORT
 curl_body() { curl -sSk --max-time 20 "$@"; }
-# want NAME NEEDLE TEXT: ok if TEXT has NEEDLE, else TEXT as diagnostics.
-want() {
-  if [[ $3 == *"$2"* ]]; then ok "$TAG $1"; else
-    not_ok "$TAG $1"; diag 15 <<<"$3"; fi
-}
+want() { want_text "$@"; }
 check_curl() {
   local name=$1 needle=$2
   shift 2

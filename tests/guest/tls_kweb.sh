@@ -59,20 +59,8 @@ cert $BASE/k.pem $BASE/k.key
 handshake_timeout 5
 EOF
 
-setpriv --reuid nobody --regid nogroup --clear-groups \
-  --inh-caps +net_admin --ambient-caps +net_admin \
-  "$TLSD" -c "$BASE/tls.conf" 2>"$RUN_DIR/kwebtlsd.err" &
-TLSD_PID=$!
-for _ in $(seq 50); do
-  grep -q ready "$RUN_DIR/kwebtlsd.err" 2>/dev/null && break
-  sleep 0.2
-done
-check "$TAG kwebtlsd starts as nobody" grep -q ready "$RUN_DIR/kwebtlsd.err"
-
-want() {
-  if [[ $3 == *"$2"* ]]; then ok "$TAG $1"; else
-    not_ok "$TAG $1"; diag 15 <<<"$3"; fi
-}
+tlsd_start --net-admin "$BASE/tls.conf"
+want() { want_text "$@"; }
 c() { curl -sSk --max-time 30 "$@"; }
 want "curl tlsv1.3 index" "hello over kTLS" "$(c --tlsv1.3 https://127.0.0.1/ 2>&1)"
 want "curl tlsv1.2 index" "hello over kTLS" \
