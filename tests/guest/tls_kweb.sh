@@ -31,7 +31,12 @@ mount -t tmpfs tmpfs "$BASE"
 chmod 755 "$BASE"
 mkdir -p "$DOCROOT"
 echo "hello over kTLS" >"$DOCROOT/index.html"
-head -c 1048576 /dev/urandom >"$DOCROOT/big.bin"
+# KWEB_LIGHT=1 (the debug kernel, where software AES under KASAN and TCG
+# is slow): 256 KiB, still many records and four times the send buffer
+# the slow reader's test caps.
+BIG_KIB=1024
+((${KWEB_LIGHT:-0})) && BIG_KIB=256
+head -c $((BIG_KIB * 1024)) /dev/urandom >"$DOCROOT/big.bin"
 head -c 100000 /dev/urandom >"$DOCROOT/mid.bin"
 chmod -R a+rX "$DOCROOT"
 
@@ -69,7 +74,7 @@ want "curl ipv6" "hello over kTLS" "$(c 'https://[::1]/' 2>&1)"
 for v in "--tlsv1.3" "--tlsv1.2 --tls-max 1.2"; do
   # shellcheck disable=SC2086 # $v is two words on purpose
   sum=$(c $v https://127.0.0.1/big.bin 2>>"$LOG" | sha256sum)
-  want "curl $v 1 MiB body" "$(sha256sum <"$DOCROOT/big.bin")" "$sum"
+  want "curl $v $BIG_KIB KiB body" "$(sha256sum <"$DOCROOT/big.bin")" "$sum"
 done
 # Keep-alive: three requests on one connection.
 out=$(c --tlsv1.3 -w '%{num_connects}\n' https://127.0.0.1/ \
@@ -179,7 +184,7 @@ print("slow", hashlib.sha256(body).hexdigest(), end)
 print("body bytes", len(body))
 PYEOF
 sysctl -qw net.ipv4.tcp_wmem="$wmem"
-want "1 MiB, Connection: close, slow reader: all of it, then close_notify" \
+want "$BIG_KIB KiB, Connection: close, slow reader: all of it, then close_notify" \
   "slow $(sha256sum <"$DOCROOT/big.bin" | cut -d' ' -f1) close_notify" \
   "$(cat "$RUN_DIR/py_slow.out")"
 
