@@ -440,13 +440,8 @@ static bool kweb_conn_handoff_ready(struct kweb_conn *conn, bool atomic)
 	struct sock *sk = conn->sk;
 	u16 status;
 
-	/* Not yet: a TLS connection's requests for the backend get 502. */
-	if (conn->file) {
-		kweb_response_error(conn, 502, conn->handoff_head, false);
-		conn->log.who = KWEB_ANSWERER_WORKER;
-		return true;
-	}
-	if (sk->sk_wmem_queued) {
+	/* kTLS's records not yet TCP's are charged, not yet queued. */
+	if (sk->sk_wmem_queued || (conn->file && kweb_tls_tx_pending(conn))) {
 		/* Only a socket of its own hears of the ACKs: the worker's. */
 		if (atomic && !conn->sock)
 			return false;
@@ -548,11 +543,12 @@ static enum kweb_read kweb_conn_read(struct kweb_conn *conn, bool atomic)
 		return KWEB_READ_WAIT;
 	}
 	if (atomic) {
-		bool cached = false;
+		bool cached = false, redirect;
 
-		/* Routed as kweb_request_handle() routes. */
-		why = kweb_route_request(res, &req);
-		if (why == KWEB_ROUTE_SERVE && res == KWEB_PARSE_OK)
+		/* Routed as kweb_request_handle() routes: redirects first. */
+		redirect = res == KWEB_PARSE_OK && kweb_request_redirects(conn);
+		why = redirect ? KWEB_ROUTE_SERVE : kweb_route_request(res, &req);
+		if (why == KWEB_ROUTE_SERVE && res == KWEB_PARSE_OK && !redirect)
 			cached = kweb_request_cached(conn, &req, &why);
 		/* The backend's by its head and path: no file looked up. */
 		if (why != KWEB_ROUTE_SERVE)
@@ -861,8 +857,8 @@ static void kweb_conn_close(struct kweb_conn *conn)
 	if (conn->file) {
 		/* A user socket: it holds its namespace already. */
 		/* A record that did not decrypt ends it with a reset. */
-		kweb_tls_release(conn, READ_ONCE(conn->abort) || conn->reset ||
-				 conn->tls_err);
+		kweb_tls_close(conn, READ_ONCE(conn->abort) || conn->reset ||
+			       conn->tls_err);
 		goto closed;
 	}
 	/* An orphan in TCP_CLOSE is freed by the close itself. */

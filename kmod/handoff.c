@@ -5,10 +5,11 @@
  * backend's listener (an unmodified user-space server). Its accept()
  * then returns an ordinary socket whose peer is the real client.
  *
- * A module cannot make a request_sock (tcp_request_sock_ops is not
- * exported), so the one that brought the child to kweb's listener is kept
+ * The request_sock that brought the child to kweb's listener is kept
  * (conn->req) and re-parented to the backend listener, as the reuseport
- * migration in inet_csk_listen_stop() does. Children go to the backend
+ * migration in inet_csk_listen_stop() does. A TLS connection's went with
+ * kwebtlsd's accept(): it gets a new one (kweb_handoff_tls_req()). Children
+ * go to the backend
  * listener of their own family: an AF_INET sock in an AF_INET6 listener's
  * queue would reach inet6 code without IPv6 state.
  */
@@ -23,6 +24,7 @@
 
 #include "compat.h"
 #include "kweb.h"
+#include "tls.h"
 #include "trace.h"
 
 /*
@@ -82,6 +84,17 @@ static enum kweb_handoff_result kweb_backend_get(struct kweb_server *srv,
 	}
 	*lskp = lsk;
 	return KWEB_HANDOFF_MOVED;
+}
+
+/*
+ * A child of kweb's (kernel) listener holds no reference on its netns
+ * until it leaves: the backend's socket must. One kwebtlsd accepted has
+ * it already.
+ */
+static void kweb_handoff_hold_net(struct sock *sk)
+{
+	if (!sk->sk_net_refcnt)
+		kweb_sk_net_refcnt_upgrade(sk);
 }
 
 /* Leave as a socket fresh from accept() would be; sk locked or unseen. */
@@ -148,7 +161,7 @@ static bool kweb_handoff_move(struct kweb_server *srv, struct sock *sk,
 	 * netns references are tracked. Unlocked is safe: until sk is
 	 * queued, only kweb looks at its sk_net_refcnt.
 	 */
-	kweb_sk_net_refcnt_upgrade(sk);
+	kweb_handoff_hold_net(sk);
 	local_bh_disable();
 	bh_lock_sock(sk);
 	queued = __kweb_handoff_move(srv, sk, req, lsk);
@@ -159,11 +172,68 @@ static bool kweb_handoff_move(struct kweb_server *srv, struct sock *sk,
 }
 
 /*
- * Worker, under lock_sock(conn->sk), with the request unread at the head
- * of the receive queue and nothing of ours left in the send queue. Finds
- * the backend and readies the socket to leave; returns 0 (the connection
- * is then in KWEB_CONN_HANDOFF, for kweb_handoff() once unlocked) or the
- * status to answer instead.
+ * A request_sock to carry a TLS connection into lsk's accept queue, as a
+ * SYN cookie's carries its child (cookie_tcp_reqsk_alloc(),
+ * tcp_get_cookie_sock()): the one that brought it went with kwebtlsd's
+ * accept(). Of its fields past struct request_sock, accept() reads only
+ * tfo_listener; all are zeroed. One reference: the accept queue's.
+ */
+static struct request_sock *kweb_handoff_tls_req(struct sock *lsk)
+{
+	const struct request_sock_ops *ops = lsk->sk_prot->rsk_prot;
+	struct request_sock *req;
+
+	req = inet_reqsk_alloc(ops, lsk, false);
+	if (!req)
+		return NULL;
+	memset((char *)req + sizeof(*req), 0, ops->obj_size - sizeof(*req));
+	refcount_set(&req->rsk_refcnt, 1);
+	return req;
+}
+
+/*
+ * A TLS connection goes to its listener's own backend port, never the
+ * namespace's: the backend knows the scheme by the port it is reached on
+ * (docs/tls.md). The worker calls without the socket lock (kTLS takes it
+ * itself); it is taken here.
+ */
+static enum kweb_handoff_result kweb_handoff_tls_get(struct kweb_conn *conn,
+						     struct sock **lskp)
+{
+	u16 port = READ_ONCE(conn->srv->backend.port);
+	struct sock *sk = conn->sk;
+	enum kweb_handoff_result res;
+	bool left;
+
+	if (!port) {
+		kweb_stat_add(conn->srv->stats, KWEB_STAT_HANDOFF_NO_BACKEND, 1);
+		return KWEB_HANDOFF_NO_BACKEND;
+	}
+	res = kweb_backend_get(conn->srv, sk, port, lskp);
+	if (res != KWEB_HANDOFF_MOVED)
+		return res;
+	conn->req = kweb_handoff_tls_req(*lskp);
+	lock_sock(sk);
+	left = conn->req && kweb_tls_memcg_leave(sk);
+	if (left)
+		kweb_handoff_reset(sk);
+	release_sock(sk);
+	if (left)
+		return KWEB_HANDOFF_MOVED;
+	if (conn->req)
+		reqsk_put(conn->req);
+	conn->req = NULL;
+	sock_put(*lskp);
+	kweb_stat_add(conn->srv->stats, KWEB_STAT_HANDOFF_FAILED, 1);
+	return KWEB_HANDOFF_FAILED;
+}
+
+/*
+ * Worker, with the request unread at the head of the receive queue and
+ * nothing of ours left in the send queue: under lock_sock(conn->sk), but
+ * for a TLS connection. Finds the backend and readies the socket to
+ * leave; returns 0 (the connection is then in KWEB_CONN_HANDOFF, for
+ * kweb_handoff() once unlocked) or the status to answer instead.
  */
 u16 kweb_handoff_prepare(struct kweb_conn *conn, enum kweb_route why)
 {
@@ -171,8 +241,10 @@ u16 kweb_handoff_prepare(struct kweb_conn *conn, enum kweb_route why)
 	struct sock *lsk;
 	u16 status;
 
-	/* A Fast Open child's request stays with kweb's listener. */
-	if (!conn->req) {
+	if (conn->file) {
+		res = kweb_handoff_tls_get(conn, &lsk);
+	} else if (!conn->req) {
+		/* A Fast Open child's request stays with kweb's listener. */
 		kweb_stat_add(conn->srv->stats, KWEB_STAT_HANDOFF_FAILED, 1);
 		res = KWEB_HANDOFF_FAILED;
 	} else {
@@ -185,11 +257,39 @@ u16 kweb_handoff_prepare(struct kweb_conn *conn, enum kweb_route why)
 		trace_kweb_handoff(conn->srv, conn->sk, why, res, status);
 		return status;
 	}
-	kweb_handoff_reset(conn->sk);
+	if (!conn->file)
+		kweb_handoff_reset(conn->sk);
 	conn->backend = lsk;
 	conn->handoff = why;
 	conn->state = KWEB_CONN_HANDOFF;
 	return 0;
+}
+
+/*
+ * A kTLS socket must never meet inet_child_forget(), which the backend
+ * listener's stop would apply to it between our look and the move: that
+ * disconnects and destroys it without kTLS's close, whose context would
+ * leak. With the listener locked it cannot stop; if it has, nothing
+ * moves and the caller resets the socket.
+ */
+static bool kweb_handoff_move_tls(struct kweb_conn *conn)
+{
+	struct sock *lsk = conn->backend;
+	bool queued = false;
+
+	/* The move gives our reference to the request: this one unlocks. */
+	sock_hold(lsk);
+	lock_sock(lsk);
+	if (lsk->sk_state == TCP_LISTEN)
+		queued = kweb_handoff_move(conn->srv, conn->sk, conn->req, lsk);
+	release_sock(lsk);
+	if (!queued) {
+		reqsk_put(conn->req);
+		sock_put(lsk);
+		kweb_stat_add(conn->srv->stats, KWEB_STAT_HANDOFF_FAILED, 1);
+	}
+	sock_put(lsk);
+	return queued;
 }
 
 /*
@@ -201,19 +301,26 @@ u16 kweb_handoff_prepare(struct kweb_conn *conn, enum kweb_route why)
 void kweb_handoff(struct kweb_conn *conn, bool atomic)
 {
 	struct socket *sock = conn->sock;
+	bool tls = conn->file;
 	bool queued;
 
 	if (atomic) {
 		/* Never allocates here: see KWEB_HANDOFF_ATOMIC. */
-		kweb_sk_net_refcnt_upgrade(conn->sk);
+		kweb_handoff_hold_net(conn->sk);
 		queued = __kweb_handoff_move(conn->srv, conn->sk, conn->req,
 					     conn->backend);
+	} else if (tls) {
+		queued = kweb_handoff_move_tls(conn);
+		/* Ungrafted, the file's release frees only itself. */
+		if (queued)
+			sock->sk = NULL;
+		kweb_tls_release(conn, !queued);
 	} else {
 		queued = kweb_handoff_move(conn->srv, conn->sk, conn->req,
 					   conn->backend);
 	}
 	/* sk was ungrafted from it: releasing it now frees only itself. */
-	if (sock) {
+	if (sock && !tls) {
 		sock->sk = NULL;
 		sock_release(sock);
 		conn->sock = NULL;

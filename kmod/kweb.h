@@ -76,6 +76,8 @@ enum kweb_stat {
 	KWEB_STAT_LOG_DROPPED,		/* ... and lost */
 	KWEB_STAT_CONN_SOFTIRQ,		/* closed, all else done in softirq */
 	KWEB_STAT_HANDOFF_SOFTIRQ,	/* moved to the backend in softirq */
+	KWEB_STAT_TLS_CONNS,		/* adopted from kwebtlsd */
+	KWEB_STAT_TLS_BYTES,		/* sent through kTLS, so encrypted */
 	KWEB_STAT_NR,
 };
 
@@ -455,6 +457,8 @@ enum kweb_route kweb_request_handle(struct kweb_conn *conn,
 				    struct kweb_request *req);
 bool kweb_request_cached(struct kweb_conn *conn, struct kweb_request *req,
 			 enum kweb_route *why);
+/* Whether conn's listener sends requests to HTTPS (the worker does). */
+bool kweb_request_redirects(struct kweb_conn *conn);
 void kweb_response_error(struct kweb_conn *conn, u16 status, bool head,
 			 bool keep_alive);
 void kweb_response_release(struct kweb_response *resp);

@@ -40,6 +40,8 @@ const char *const kweb_stat_names[KWEB_STAT_NR] = {
 	[KWEB_STAT_LOG_DROPPED] = "log_dropped",
 	[KWEB_STAT_CONN_SOFTIRQ] = "connections_softirq",
 	[KWEB_STAT_HANDOFF_SOFTIRQ] = "handoffs_softirq",
+	[KWEB_STAT_TLS_CONNS] = "tls_connections",
+	[KWEB_STAT_TLS_BYTES] = "tls_bytes",
 };
 
 /* kweb_handoff() counts by reason as an offset from the first. */

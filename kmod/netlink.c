@@ -52,6 +52,8 @@ static const u16 kweb_nl_stat_attr[KWEB_STAT_NR] = {
 	[KWEB_STAT_LOG_DROPPED] = KWEB_A_STATS_LOG_DROPPED,
 	[KWEB_STAT_CONN_SOFTIRQ] = KWEB_A_STATS_CONNECTIONS_SOFTIRQ,
 	[KWEB_STAT_HANDOFF_SOFTIRQ] = KWEB_A_STATS_HANDOFFS_SOFTIRQ,
+	[KWEB_STAT_TLS_CONNS] = KWEB_A_STATS_TLS_CONNECTIONS,
+	[KWEB_STAT_TLS_BYTES] = KWEB_A_STATS_TLS_BYTES,
 };
 
 /* A listener of net, or NULL with the extack saying so. */
@@ -431,7 +433,12 @@ static int kweb_nl_listener_fill(struct sk_buff *msg,
 	    nla_put_u8(msg, KWEB_A_LISTENER_VHOSTS, site->vhosts) ||
 	    nla_put_string(msg, KWEB_A_LISTENER_VHOST_DEFAULT,
 			   site->vhost_default) ||
-	    nla_put_u16(msg, KWEB_A_LISTENER_TLS_PORT, srv->tls_port))
+	    nla_put_u16(msg, KWEB_A_LISTENER_TLS_PORT, srv->tls_port) ||
+	    nla_put_u32(msg, KWEB_A_LISTENER_HSTS, site->hsts) ||
+	    nla_put_u8(msg, KWEB_A_LISTENER_HSTS_SUBDOMAINS,
+		       site->hsts_subdomains) ||
+	    nla_put_u16(msg, KWEB_A_LISTENER_HTTPS_REDIRECT,
+			site->https_redirect))
 		return -EMSGSIZE;
 	if (!srv->any && srv->has_addr4 &&
 	    nla_put_in_addr(msg, KWEB_A_LISTENER_ADDR4, srv->addr4))
@@ -585,6 +592,9 @@ static int kweb_nl_site_args(struct genl_info *info,
 	memset(args, 0, sizeof(*args));
 	args->expires = -1;
 	args->vhosts = -1;
+	args->hsts = -1;
+	args->hsts_subdomains = -1;
+	args->https_redirect = -1;
 	err = kweb_nl_rules_check(pfx, true, info->extack);
 	if (!err)
 		err = kweb_nl_rules_check(ext, false, info->extack);
@@ -635,6 +645,14 @@ static int kweb_nl_site_args(struct genl_info *info,
 	}
 	if (tb[KWEB_A_LISTENER_EXPIRES])
 		args->expires = nla_get_u8(tb[KWEB_A_LISTENER_EXPIRES]);
+	if (tb[KWEB_A_LISTENER_HSTS])
+		args->hsts = nla_get_u32(tb[KWEB_A_LISTENER_HSTS]);
+	if (tb[KWEB_A_LISTENER_HSTS_SUBDOMAINS])
+		args->hsts_subdomains =
+			nla_get_u8(tb[KWEB_A_LISTENER_HSTS_SUBDOMAINS]);
+	if (tb[KWEB_A_LISTENER_HTTPS_REDIRECT])
+		args->https_redirect =
+			nla_get_u16(tb[KWEB_A_LISTENER_HTTPS_REDIRECT]);
 	return 0;
 }
 

@@ -9,14 +9,21 @@
 #include <linux/fs.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
+#include <net/inet_sock.h>
+#include <net/ipv6.h>
 
 #include "http_cond.h"
 #include "http_date.h"
+#include "http_host.h"
 #include "http_range.h"
+#include "http_redirect.h"
 #include "kweb.h"
 #include "mime.h"
 #include "mimemap.h"
 #include "response.h"
+
+/* A redirect's Location: no more fits with the header fields. */
+#define KWEB_LOCATION_MAX (KWEB_HDR_MAX / 2)
 
 /*
  * Softirq's scratch space, one per CPU: softirq does not nest, and a
@@ -126,6 +133,24 @@ static void kweb_reply_init(struct kweb_reply *rp, struct kweb_resp_hdr *h,
 	h->keep_alive = rp->keep_alive && rp->http10;
 }
 
+/*
+ * A TLS connection's responses, errors too (nginx's add_header ...
+ * always), carry its listener's HSTS; cleartext never does (RFC 6797
+ * 7.2).
+ */
+static void kweb_reply_hsts(struct kweb_conn *conn, struct kweb_resp_hdr *h)
+{
+	const struct kweb_site *site;
+
+	if (!conn->file)
+		return;
+	rcu_read_lock();
+	site = rcu_dereference(conn->srv->site);
+	h->hsts = site->hsts;
+	h->hsts_subdomains = site->hsts_subdomains;
+	rcu_read_unlock();
+}
+
 /* Format h, and for errors the body after it, into the response buffer. */
 static void kweb_reply_send(struct kweb_conn *conn, struct kweb_reply *rp,
 			    struct kweb_resp_hdr *h, bool error_body)
@@ -141,6 +166,7 @@ static void kweb_reply_send(struct kweb_conn *conn, struct kweb_reply *rp,
 		return;
 	}
 	body = r->hdr + KWEB_HDR_MAX / 2;
+	kweb_reply_hsts(conn, h);
 	if (error_body) {
 		blen = kweb_error_body(body, KWEB_HDR_MAX / 2, h->status);
 		h->content_type = "text/html";
@@ -1067,6 +1093,97 @@ static enum kweb_route kweb_request_serve(struct kweb_conn *conn,
 	return KWEB_ROUTE_SERVE;
 }
 
+static u16 kweb_request_https_port(struct kweb_conn *conn)
+{
+	u16 port;
+
+	if (conn->file)
+		return 0;
+	rcu_read_lock();
+	port = rcu_dereference(conn->srv->site)->https_redirect;
+	rcu_read_unlock();
+	return port;
+}
+
+bool kweb_request_redirects(struct kweb_conn *conn)
+{
+	return kweb_request_https_port(conn);
+}
+
+/*
+ * A listener with https-redirect answers every request but ACME's
+ * challenges with a 301 to the same URL over HTTPS, whatever its method,
+ * as nginx's "return 301 https://$host$request_uri" in a server block.
+ * The host is that of the target or Host, as kweb_host_dir() makes it;
+ * without one (HTTP/1.0), or one that names no directory, the address
+ * the client reached. Returns whether it answered.
+ */
+static bool kweb_request_redirect(struct kweb_conn *conn,
+				  const struct kweb_request *req)
+{
+	const struct kweb_str *t = &req->target;
+	u16 port = kweb_request_https_port(conn);
+	struct kweb_str auth = req->host;
+	char host[KWEB_HOST_MAX + 1];
+	struct kweb_resp_hdr h;
+	struct kweb_reply rp;
+	const char *s;
+	char *loc;
+	int n;
+
+	if (!port || req->h2_preface || !t->len)
+		return false;
+	/* An absolute-form target's authority wins over Host. */
+	if (t->p[0] != '/') {
+		s = strnstr(t->p, "://", t->len);
+		if (!s)
+			return false;
+		auth.p = s + 3;
+		auth.len = t->len - (auth.p - t->p);
+		for (n = 0; n < auth.len; n++)
+			if (auth.p[n] == '/' || auth.p[n] == '?')
+				break;
+		auth.len = n;
+	}
+	n = kweb_host_dir(auth.p ?: "", auth.len, host);
+	if (n < 0)
+		return false;
+	if (!n && conn->sk->sk_family == AF_INET6 &&
+	    !ipv6_addr_v4mapped(&conn->sk->sk_v6_rcv_saddr))
+		snprintf(host, sizeof(host), "[%pI6c]",
+			 &conn->sk->sk_v6_rcv_saddr);
+	else if (!n)
+		snprintf(host, sizeof(host), "%pI4",
+			 &inet_sk(conn->sk)->inet_rcv_saddr);
+	loc = kmalloc(KWEB_LOCATION_MAX, GFP_KERNEL);
+	if (!loc)
+		return false;
+	n = kweb_https_location(loc, KWEB_LOCATION_MAX, host, port, t->p,
+				t->len);
+	if (n < 0) {
+		kfree(loc);
+		/* ACME's, another form: as any request; too long: 414. */
+		if (n != -ENOSPC)
+			return false;
+		kweb_response_error(conn, 414, req->method == KWEB_METHOD_HEAD,
+				    false);
+		return true;
+	}
+	memset(&rp, 0, sizeof(rp));
+	rp.head = req->method == KWEB_METHOD_HEAD;
+	/* A chunked body cannot be told from the next request: close. */
+	rp.keep_alive = req->keep_alive && !req->chunked &&
+			conn->nr_requests + 1 <
+			kweb_limits(conn->srv).max_requests;
+	rp.http10 = req->minor == 0;
+	kweb_reply_init(&rp, &h, 301);
+	h.redirect.p = loc;
+	h.redirect.len = n;
+	kweb_reply_send(conn, &rp, &h, true);
+	kfree(loc);
+	return true;
+}
+
 enum kweb_route kweb_request_handle(struct kweb_conn *conn,
 				    enum kweb_parse_result res,
 				    struct kweb_request *req)
@@ -1074,6 +1191,8 @@ enum kweb_route kweb_request_handle(struct kweb_conn *conn,
 	struct kweb_req_scratch *sc;
 	enum kweb_route why;
 
+	if (res == KWEB_PARSE_OK && kweb_request_redirect(conn, req))
+		return KWEB_ROUTE_SERVE;
 	why = kweb_route_request(res, req);
 	if (why != KWEB_ROUTE_SERVE)
 		return why;

@@ -149,6 +149,17 @@ int kweb_resp_format(char *buf, size_t size, const struct kweb_resp_hdr *h)
 		kweb_out_str(&o, "Location: ");
 		kweb_out_path(&o, h->location.p, h->location.len);
 		kweb_out_str(&o, "/\r\n");
+	} else if (h->redirect.len) {
+		kweb_out_str(&o, "Location: ");
+		kweb_out_mem(&o, h->redirect.p, h->redirect.len);
+		kweb_out_str(&o, "\r\n");
+	}
+	if (h->hsts) {
+		kweb_out_str(&o, "Strict-Transport-Security: max-age=");
+		kweb_out_u64(&o, h->hsts);
+		if (h->hsts_subdomains)
+			kweb_out_str(&o, "; includeSubDomains");
+		kweb_out_str(&o, "\r\n");
 	}
 	if (h->content_range) {
 		kweb_out_str(&o, "Content-Range: bytes ");

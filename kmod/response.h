@@ -32,6 +32,10 @@ struct kweb_resp_hdr {
 	 * target with a query never gets here: it is the backend's.
 	 */
 	struct kweb_str location;
+	/* Any other Location, sent as it is: a redirect to HTTPS. */
+	struct kweb_str redirect;
+	u32 hsts;			/* Strict-Transport-Security max-age */
+	bool hsts_subdomains;		/* ... with includeSubDomains */
 };
 
 /* The reason phrase for a status code kweb sends; "Unknown" otherwise. */

@@ -62,6 +62,9 @@ struct kweb_site *kweb_site_alloc(const struct kweb_site *base,
 		site->vhosts = base->vhosts;
 		strscpy(site->vhost_default, base->vhost_default,
 			sizeof(site->vhost_default));
+		site->hsts = base->hsts;
+		site->hsts_subdomains = base->hsts_subdomains;
+		site->https_redirect = base->https_redirect;
 	} else {
 		site->inherit = KWEB_SITE_INHERITABLE;
 		strscpy(site->vhost_default, "default",
@@ -77,6 +80,12 @@ struct kweb_site *kweb_site_alloc(const struct kweb_site *base,
 		site->precompressed = args->precompressed;
 	if (args->expires >= 0)
 		site->expires = args->expires;
+	if (args->hsts >= 0)
+		site->hsts = args->hsts;
+	if (args->hsts_subdomains >= 0)
+		site->hsts_subdomains = args->hsts_subdomains;
+	if (args->https_redirect >= 0)
+		site->https_redirect = args->https_redirect;
 
 	site->rules = kweb_rules_alloc(kweb_site_list(site, args,
 						      KWEB_SETTING_DYNAMIC_PREFIXES,

@@ -38,6 +38,9 @@ struct kweb_site {
 	struct kweb_error_pages pages;
 	bool vhosts;			/* docroot/HOST/ per request host */
 	char vhost_default[KWEB_HOST_MAX + 1];	/* for hosts without one */
+	u32 hsts;			/* a TLS listener's HSTS max-age, or 0 */
+	bool hsts_subdomains;		/* ... with includeSubDomains */
+	u16 https_redirect;		/* 301 everything to https on it, or 0 */
 };
 
 #define KWEB_SITE_INHERITABLE (KWEB_SETTING_PRECOMPRESSED | \
@@ -57,6 +60,9 @@ struct kweb_site_args {
 	const char *error_pages;	/* NULL: unchanged */
 	int vhosts;			/* -1: unchanged */
 	const char *vhost_default;	/* NULL: unchanged; checked */
+	s64 hsts;			/* -1: unchanged */
+	int hsts_subdomains;		/* -1: unchanged */
+	int https_redirect;		/* -1: unchanged */
 };
 
 /* A host's directory name as kweb_host_dir() makes them, and no other. */

@@ -15,6 +15,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/file.h>
+#include <linux/memcontrol.h>
 #include <linux/net.h>
 #include <linux/slab.h>
 #include <net/inet_connection_sock.h>
@@ -27,6 +28,7 @@
 
 #define KWEB_TLS_CT_ALERT	21
 #define KWEB_TLS_CT_DATA	23
+#define KWEB_TLS_ALERT_FATAL	2
 
 /* Decrypted plaintext waiting: enough for a head, or records of a body. */
 #define KWEB_TLS_IN_MIN 4096
@@ -158,6 +160,7 @@ int kweb_tls_adopt(struct kweb_server *srv, struct socket *sock,
 	write_unlock_bh(&sk->sk_callback_lock);
 	release_sock(sk);
 
+	kweb_stat_add(srv->stats, KWEB_STAT_TLS_CONNS, 1);
 	/* A record decrypted before the hooks were ours: the work looks. */
 	kweb_conn_data_ready(sk);
 	return 0;
@@ -175,6 +178,43 @@ void kweb_tls_restore_callbacks(struct kweb_conn *conn)
 	release_sock(sk);
 }
 
+/*
+ * The socket leaves for the backend, whose accept() associates it with
+ * the backend's memory cgroup and charges that for what the socket holds
+ * (inet_csk_accept()), without looking for a cgroup it has: it has
+ * kwebtlsd's, from its own accept(). That one is uncharged first, for
+ * all the socket holds, as if it never had one. The protocol's count
+ * does not change: raised in no cgroup's name, then reduced in the
+ * daemon's. Under the socket lock, with nothing of ours left to send
+ * (the caller waited for the ACKs): the receive side is all it holds.
+ * False if the protocol is over its hard limit; nothing changed then.
+ */
+bool kweb_tls_memcg_leave(struct sock *sk)
+{
+#ifdef CONFIG_MEMCG
+	struct mem_cgroup *memcg = sk->sk_memcg;
+	int size;
+
+	if (!memcg)
+		return true;
+	size = sk_mem_pages(sk->sk_forward_alloc +
+			    atomic_read(&sk->sk_rmem_alloc)) << PAGE_SHIFT;
+	sk->sk_memcg = NULL;
+	if (size && !__sk_mem_schedule(sk, size, SK_MEM_RECV)) {
+		sk->sk_memcg = memcg;
+		return false;
+	}
+	sk->sk_memcg = memcg;
+	if (size)
+		__sk_mem_reclaim(sk, size);
+	sk->sk_memcg = NULL;
+	css_put(&memcg->css);
+#endif
+	return true;
+}
+
+static int kweb_tls_close_notify(struct kweb_conn *conn);
+
 /* The end: the socket goes with the file's last reference. */
 void kweb_tls_release(struct kweb_conn *conn, bool reset)
 {
@@ -188,57 +228,82 @@ void kweb_tls_release(struct kweb_conn *conn, bool reset)
 }
 
 /*
- * Read what kTLS has decrypted, without waiting, until conn->tls_in is
- * full. A non-data record ends the stream: close_notify and other
- * alerts, and handshake records (a KeyUpdate kTLS cannot follow).
+ * kweb closes a connection it did not end with a response's close_notify
+ * (the peer's close_notify or FIN, a KeyUpdate, a timeout): RFC 8446 6.1
+ * wants a close_notify before the FIN all the same, as nginx's
+ * SSL_shutdown() sends. kTLS gives it to TCP at once when there is room,
+ * or pushes it once at close. Not after the peer's fatal alert, nor when
+ * resetting.
  */
-static void kweb_tls_fill(struct kweb_conn *conn)
+void kweb_tls_close(struct kweb_conn *conn, bool reset)
+{
+	if (!reset && !conn->tls_notified)
+		kweb_tls_close_notify(conn);
+	kweb_tls_release(conn, reset);
+}
+
+/*
+ * One recvmsg through kTLS, without waiting; *type is the record's
+ * content type (TLS_GET_RECORD_TYPE). kTLS returns records of one type
+ * only per call.
+ */
+static int kweb_tls_recv(struct kweb_conn *conn, size_t len, int flags,
+			 u8 *type)
 {
 	char cbuf[CMSG_SPACE(sizeof(unsigned char))];
 	struct cmsghdr *cm = (struct cmsghdr *)cbuf;
-	struct msghdr msg;
-	struct kvec iov;
+	struct kvec iov = { .iov_base = conn->tls_in, .iov_len = len };
+	struct msghdr msg = {
+		.msg_control = cbuf,
+		.msg_controllen = sizeof(cbuf),
+	};
+	int n;
+
+	n = kernel_recvmsg(conn->sock, &msg, &iov, 1, len,
+			   flags | MSG_DONTWAIT);
+	/* put_cmsg() moved msg_control past what it wrote. */
+	*type = KWEB_TLS_CT_DATA;
+	if (n > 0 && msg.msg_controllen < sizeof(cbuf) &&
+	    cm->cmsg_level == SOL_TLS && cm->cmsg_type == TLS_GET_RECORD_TYPE)
+		*type = *(u8 *)CMSG_DATA(cm);
+	return n;
+}
+
+/*
+ * Peek what kTLS has decrypted into conn->tls_in. Decrypted records stay
+ * on kTLS's rx_list until read, and a peek always starts at the first
+ * byte not read: so conn->tls_in mirrors the head of the stream, and a
+ * request kweb hands to the backend is still there for it to read.
+ *
+ * A record that is not application data reaches the head only once the
+ * data before it is consumed, and ends the stream there: close_notify
+ * and other alerts, and handshake records (a KeyUpdate, whose new key
+ * kTLS RX cannot take: the stream beyond it is unreadable).
+ */
+static void kweb_tls_fill(struct kweb_conn *conn)
+{
 	u8 type;
 	int n;
 
-	while (!conn->tls_eof && !conn->tls_err &&
-	       conn->tls_len < conn->tls_size) {
-		memset(&msg, 0, sizeof(msg));
-		msg.msg_control = cbuf;
-		msg.msg_controllen = sizeof(cbuf);
-		msg.msg_control_is_user = false;
-		iov.iov_base = conn->tls_in + conn->tls_len;
-		iov.iov_len = conn->tls_size - conn->tls_len;
-		n = kernel_recvmsg(conn->sock, &msg, &iov, 1, iov.iov_len,
-				   MSG_DONTWAIT);
-		if (n == -EAGAIN)
-			return;
-		if (n < 0) {
-			/* -EBADMSG: a record that does not decrypt. */
-			conn->tls_err = -n;
-			return;
-		}
-		if (!n) {
-			conn->tls_eof = true;
-			return;
-		}
-		/* put_cmsg() moved msg_control past what it wrote. */
-		type = KWEB_TLS_CT_DATA;
-		if (msg.msg_controllen < sizeof(cbuf) &&
-		    cm->cmsg_level == SOL_TLS &&
-		    cm->cmsg_type == TLS_GET_RECORD_TYPE)
-			type = *(u8 *)CMSG_DATA(cm);
-		/*
-		 * Any alert ends it (close_notify or not); so does a
-		 * handshake record, a KeyUpdate whose new key kTLS RX
-		 * cannot take: the stream beyond it is unreadable.
-		 */
-		if (type != KWEB_TLS_CT_DATA) {
-			conn->tls_eof = true;
-			return;
-		}
-		conn->tls_len += n;
+	if (conn->tls_eof || conn->tls_err || conn->tls_len == conn->tls_size)
+		return;
+	n = kweb_tls_recv(conn, conn->tls_size, MSG_PEEK, &type);
+	if (n == -EAGAIN)
+		return;
+	if (n < 0) {
+		/* -EBADMSG: a record that does not decrypt. */
+		conn->tls_err = -n;
+		return;
 	}
+	if (!n || type != KWEB_TLS_CT_DATA) {
+		conn->tls_eof = true;
+		/* A fatal alert: the connection is over, no alert back. */
+		if (type == KWEB_TLS_CT_ALERT && n >= 2 && !conn->tls_len &&
+		    conn->tls_in[0] == KWEB_TLS_ALERT_FATAL)
+			conn->tls_notified = true;
+		return;
+	}
+	conn->tls_len = max_t(unsigned int, conn->tls_len, n);
 }
 
 size_t kweb_tls_peek(struct kweb_conn *conn, size_t skip, char *buf,
@@ -252,15 +317,26 @@ size_t kweb_tls_peek(struct kweb_conn *conn, size_t skip, char *buf,
 	return len;
 }
 
+/* Read for good what was peeked: the same bytes, over themselves. */
 size_t kweb_tls_consume(struct kweb_conn *conn, size_t len)
 {
+	u8 type;
+	int n;
+
 	kweb_tls_fill(conn);
 	len = min_t(size_t, len, conn->tls_len);
-	memmove(conn->tls_in, conn->tls_in + len, conn->tls_len - len);
-	conn->tls_len -= len;
-	/* Room again: more may be decrypted and waiting. */
+	if (!len)
+		return 0;
+	n = kweb_tls_recv(conn, len, 0, &type);
+	if (n <= 0) {
+		conn->tls_err = n ? -n : EPIPE;
+		return 0;
+	}
+	memmove(conn->tls_in, conn->tls_in + n, conn->tls_len - n);
+	conn->tls_len -= n;
+	/* More may be decrypted and waiting. */
 	kweb_tls_fill(conn);
-	return len;
+	return n;
 }
 
 size_t kweb_tls_unread(struct kweb_conn *conn, size_t want)
@@ -289,19 +365,29 @@ bool kweb_tls_eof(struct kweb_conn *conn)
 	return !conn->tls_len && (conn->tls_eof || conn->tls_err);
 }
 
+/* What kTLS took is what it encrypts: counted (tls_bytes). */
+static int kweb_tls_sent(struct kweb_conn *conn, int n)
+{
+	if (n > 0)
+		kweb_stat_add(conn->srv->stats, KWEB_STAT_TLS_BYTES, n);
+	return n;
+}
+
 int kweb_tls_send_buf(struct kweb_conn *conn, const void *data, size_t len,
 		      int flags)
 {
 	struct kvec iov = { .iov_base = (void *)data, .iov_len = len };
 	struct msghdr msg = { .msg_flags = flags };
 
-	return kernel_sendmsg(conn->sock, &msg, &iov, 1, len);
+	return kweb_tls_sent(conn, kernel_sendmsg(conn->sock, &msg, &iov, 1,
+						  len));
 }
 
 int kweb_tls_send_page(struct kweb_conn *conn, struct page *page,
 		       size_t off, size_t len, int flags)
 {
-	return kweb_sock_send_page(conn->sock, page, off, len, flags);
+	return kweb_tls_sent(conn, kweb_sock_send_page(conn->sock, page, off,
+						       len, flags));
 }
 
 /*
@@ -313,7 +399,7 @@ int kweb_tls_send_page(struct kweb_conn *conn, struct page *page,
  * needs: the ACKs of what it pushes then call sk_write_space(), which
  * brings the work item back to look again.
  */
-static bool kweb_tls_tx_pending(struct kweb_conn *conn)
+bool kweb_tls_tx_pending(struct kweb_conn *conn)
 {
 	struct sock *sk = conn->sk;
 	struct tls_context *ctx;
@@ -348,7 +434,8 @@ static int kweb_tls_close_notify(struct kweb_conn *conn)
 	cm->cmsg_type = TLS_SET_RECORD_TYPE;
 	cm->cmsg_len = CMSG_LEN(sizeof(unsigned char));
 	*(unsigned char *)CMSG_DATA(cm) = KWEB_TLS_CT_ALERT;
-	return kernel_sendmsg(conn->sock, &msg, &iov, 1, iov.iov_len);
+	return kweb_tls_sent(conn, kernel_sendmsg(conn->sock, &msg, &iov, 1,
+						  iov.iov_len));
 }
 
 int kweb_tls_send_end(struct kweb_conn *conn, bool last)

@@ -14,6 +14,12 @@ int kweb_tls_adopt(struct kweb_server *srv, struct socket *sock,
 		   struct netlink_ext_ack *extack);
 void kweb_tls_restore_callbacks(struct kweb_conn *conn);
 void kweb_tls_release(struct kweb_conn *conn, bool reset);
+/* The same after a close_notify, unless resetting or one went already. */
+void kweb_tls_close(struct kweb_conn *conn, bool reset);
+/* Before a handoff: see there. */
+bool kweb_tls_memcg_leave(struct sock *sk);
+/* Whether kTLS holds records of ours not yet given to TCP. */
+bool kweb_tls_tx_pending(struct kweb_conn *conn);
 
 /* As recv.h's, on the plaintext kTLS decrypted. */
 size_t kweb_tls_peek(struct kweb_conn *conn, size_t skip, char *buf,

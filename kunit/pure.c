@@ -6,6 +6,7 @@
 #include "../kmod/http_parse.c"
 #include "../kmod/http_encoding.c"
 #include "../kmod/http_host.c"
+#include "../kmod/http_redirect.c"
 #include "../kmod/http_path.c"
 #include "../kmod/http_route.c"
 #include "../kmod/http_cache_rules.c"

@@ -383,6 +383,8 @@ PROM_FAMILIES = {
                                 "other": "handoff_failed"}),
     "log_records_total": ("counter", None, {None: "log_records"}),
     "log_records_dropped_total": ("counter", None, {None: "log_dropped"}),
+    "tls_connections_total": ("counter", None, {None: "tls_connections"}),
+    "tls_bytes_total": ("counter", None, {None: "tls_bytes"}),
 }
 PROM_SAMPLE = re.compile(r"([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)")
 PROM_LABEL = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\\n]|\\.)*)"')
@@ -1773,7 +1775,8 @@ def apply_line(sh):
             words += ["address", a]
     for key in ("backend-port", "precompressed", "dynamic-prefixes",
                 "dynamic-extensions", "mime-types", "cache-control",
-                "expires", "error-pages", "vhosts", "vhost-default"):
+                "expires", "error-pages", "vhosts", "vhost-default",
+                "hsts", "hsts-subdomains", "https-redirect"):
         v = sh[key.replace("-", "_")]
         if key in sh["inherit"]:
             v = "default"

@@ -79,6 +79,8 @@ static const char *const kc_stats[] = {
 	[KWEB_A_STATS_LOG_DROPPED] = "log-dropped",
 	[KWEB_A_STATS_CONNECTIONS_SOFTIRQ] = "connections-softirq",
 	[KWEB_A_STATS_HANDOFFS_SOFTIRQ] = "handoffs-softirq",
+	[KWEB_A_STATS_TLS_CONNECTIONS] = "tls-connections",
+	[KWEB_A_STATS_TLS_BYTES] = "tls-bytes",
 };
 
 static const char *const kc_listener_attrs[] = {
@@ -110,6 +112,9 @@ const struct kc_lkey kc_listener_keys[] = {
 	{ "error-pages", KWEB_A_LISTENER_ERROR_PAGES, KC_STR, 0, "" },
 	{ "vhosts", KWEB_A_LISTENER_VHOSTS, KC_U8, 0, "no" },
 	{ "vhost-default", KWEB_A_LISTENER_VHOST_DEFAULT, KC_STR, 0, "default" },
+	{ "hsts", KWEB_A_LISTENER_HSTS, KC_U32, 0, "0" },
+	{ "hsts-subdomains", KWEB_A_LISTENER_HSTS_SUBDOMAINS, KC_U8, 0, "no" },
+	{ "https-redirect", KWEB_A_LISTENER_HTTPS_REDIRECT, KC_U16, 0, "0" },
 };
 
 const size_t kc_nr_listener_keys = ARRAY_SIZE(kc_listener_keys);
@@ -253,6 +258,10 @@ static int kc_usage(FILE *f, const char *topic)
 			"  docroot files answered with those errors; \"\" for none.\n"
 			"  vhosts (yes|no): serve each Host from DIR/HOST/; a host without\n"
 			"  a directory (or none) from DIR/ of vhost-default (\"default\").\n"
+			"  hsts SECONDS: a TLS listener's Strict-Transport-Security max-age\n"
+			"  (0: none); hsts-subdomains (yes|no): with includeSubDomains.\n"
+			"  https-redirect PORT: 301 every request to https on PORT but\n"
+			"  /.well-known/acme-challenge/ (0: none).\n"
 			"add prints the new listener; show prints one listener's settings,\n"
 			"with those following config's listed as inherit; all or none of\n"
 			"set's keys are applied; del closes the listener's connections.\n");
@@ -918,6 +927,8 @@ static int kc_listener_show_cb(const struct nlmsghdr *nlh, void *data)
 				       mnl_attr_get_u8(a) ? "yes" : "no");
 		} else if (k->kind == KC_U16) {
 			kc_put_u64(name, mnl_attr_get_u16(a), &first);
+		} else if (k->kind == KC_U32) {
+			kc_put_u64(name, mnl_attr_get_u32(a), &first);
 		} else if (mnl_attr_validate(a, MNL_TYPE_NUL_STRING) >= 0) {
 			if (json) {
 				printf(", \"%s\": ", name);

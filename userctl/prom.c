@@ -99,6 +99,12 @@ static const struct kc_prom_metric kc_prom_metrics[] = {
 	{ "log_records_dropped_total", true,
 	  "Access log records lost: no memory, or a reader's socket was full.",
 	  NULL, { { KWEB_A_STATS_LOG_DROPPED, NULL } } },
+	{ "tls_connections_total", true,
+	  "HTTPS connections kwebtlsd gave back with kTLS installed.", NULL,
+	  { { KWEB_A_STATS_TLS_CONNECTIONS, NULL } } },
+	{ "tls_bytes_total", true,
+	  "Bytes sent through kTLS, which encrypts them into new buffers.",
+	  NULL, { { KWEB_A_STATS_TLS_BYTES, NULL } } },
 };
 
 /*

@@ -21,6 +21,10 @@ mkdir -p "$RUN_DIR"
 TLSD=$REPO/userctl/kwebtlsd
 KWEBCTL=$REPO/userctl/kwebctl
 TLS_PORT=8444
+# The TLS listener's own backend port (nginx, plaintext over kTLS), and
+# integration.sh's echo server behind it (tests/guest/nginx.sh).
+BACKEND_PORT=8445
+APP_PORT=${KWEB_APP_PORT:-8081}
 BASE=/run/kweb-tlsk
 DOCROOT=$BASE/www
 LOG=$RUN_DIR/tls_kweb.log
@@ -52,7 +56,8 @@ ensure_debugfs
 kmemleak_baseline tls_kweb
 insmod "$KO" "docroot=$DOCROOT" port=80 || die "$TAG insmod"
 id=$("$KWEBCTL" -j listener add port 443 docroot "$DOCROOT" \
-  tls-port "$TLS_PORT" 2>>"$LOG" | sed -nE 's/.*"id": *([0-9]+).*/\1/p')
+  tls-port "$TLS_PORT" backend-port "$BACKEND_PORT" \
+  hsts 31536000 hsts-subdomains yes 2>>"$LOG" | sed -nE 's/.*"id": *([0-9]+).*/\1/p')
 [[ -n $id ]] || die "$TAG listener add tls-port"
 ok "$TAG listener add tls-port $TLS_PORT (id $id)"
 
@@ -64,7 +69,63 @@ cert $BASE/k.pem $BASE/k.key
 handshake_timeout 5
 EOF
 
+# kwebtlsd and the backend each in a memory cgroup of their own, as
+# systemd runs them: a socket the daemon accepted and kweb hands to the
+# backend must leave nothing charged to the daemon's (below).
+CG=$BASE/cgroup
+mkdir -p "$CG"
+mount -t cgroup2 none "$CG" 2>>"$LOG"
+echo +memory >"$CG/cgroup.subtree_control" 2>>"$LOG"
+mkdir -p "$CG/kwebtlsd" "$CG/nginx"
+echo $$ >"$CG/kwebtlsd/cgroup.procs"
 tlsd_start --net-admin "$BASE/tls.conf"
+echo $$ >"$CG/cgroup.procs"
+check "$TAG kwebtlsd in a memory cgroup" grep -qx "0::/kwebtlsd" \
+  "/proc/$TLSD_PID/cgroup"
+
+NGX=$BASE/nginx
+mkdir -p "$NGX"
+chown nobody:nogroup "$NGX"
+cat >"$NGX/nginx.conf" <<EOF
+daemon on;
+worker_processes 1;
+user nobody nogroup;
+pid $NGX/nginx.pid;
+error_log $NGX/error.log info;
+events { worker_connections 256; }
+http {
+    access_log $NGX/access.log;
+    client_body_temp_path $NGX/body;
+    proxy_temp_path $NGX/proxy;
+    fastcgi_temp_path $NGX/fastcgi;
+    uwsgi_temp_path $NGX/uwsgi;
+    scgi_temp_path $NGX/scgi;
+    sendfile on;
+    # What kweb hands over from its TLS listener: the connection is
+    # HTTPS, though nginx reads and writes plaintext (kTLS does the rest).
+    server {
+        listen 127.0.0.1:$BACKEND_PORT deferred;
+        listen [::1]:$BACKEND_PORT deferred;
+        root $DOCROOT;
+        client_max_body_size 16m;
+        location = /scheme {
+            return 200 "scheme https port \$server_port\n";
+        }
+        location /api/ {
+            client_body_in_file_only on;
+            proxy_set_header X-Forwarded-Proto https;
+            proxy_set_header X-Kweb-Method \$request_method;
+            proxy_set_header X-Kweb-Uri \$request_uri;
+            proxy_set_header X-Kweb-Addr \$remote_addr;
+            proxy_set_header X-Kweb-Body-File \$request_body_file;
+            proxy_pass http://127.0.0.1:$APP_PORT;
+        }
+    }
+}
+EOF
+(echo "$BASHPID" >"$CG/nginx/cgroup.procs" && exec nginx -c "$NGX/nginx.conf") \
+  2>>"$LOG"
+result "$TAG nginx on the TLS backend port $BACKEND_PORT" $?
 want() { want_text "$@"; }
 c() { curl -sSk --max-time 30 "$@"; }
 want "curl tlsv1.3 index" "hello over kTLS" "$(c --tlsv1.3 https://127.0.0.1/ 2>&1)"
@@ -85,6 +146,93 @@ want "range over TLS" "206" \
   "$(c -o /dev/null -w '%{http_code}' -r 10-19 https://127.0.0.1/mid.bin 2>&1)"
 want "404 over TLS" "404" \
   "$(c -o /dev/null -w '%{http_code}' https://127.0.0.1/none 2>&1)"
+HSTS='Strict-Transport-Security: max-age=31536000; includeSubDomains'
+want "HSTS on a TLS listener's 200" "$HSTS" \
+  "$(c -sI https://127.0.0.1/ 2>&1 | tr -d '\r')"
+want "HSTS on its 404 too" "$HSTS" \
+  "$(c -sI https://127.0.0.1/none 2>&1 | tr -d '\r')"
+out=$(curl -sI --max-time 20 http://127.0.0.1/ 2>&1)
+result "$TAG no HSTS over cleartext" \
+  "$([[ $out == *"HTTP/1.1 200"* && $out != *Strict-Transport* ]]; echo $?)"
+
+# The cleartext listener (insmod's, id 1) sends everything to https but
+# ACME's challenges, as nginx's "return 301 https://$host$request_uri".
+"$KWEBCTL" listener set 1 https-redirect 443 >>"$LOG" 2>&1
+result "$TAG listener set 1 https-redirect 443" $?
+mkdir -p "$DOCROOT/.well-known/acme-challenge"
+echo "token-body" >"$DOCROOT/.well-known/acme-challenge/tok1"
+chmod -R a+rX "$DOCROOT/.well-known"
+r() { curl -s --max-time 20 -o /dev/null -w '%{http_code} %{redirect_url}' "$@"; }
+want "redirect: 301 to the same path and query" \
+  "301 https://127.0.0.1/a/b.html?x=1&y=2" \
+  "$(r 'http://127.0.0.1/a/b.html?x=1&y=2')"
+want "redirect: Host lowercased, without its port" \
+  "301 https://example.com/p" "$(r -H 'Host: Example.COM:80' http://127.0.0.1/p)"
+want "redirect: IPv6" "301 https://[::1]/" "$(r 'http://[::1]/')"
+want "redirect: POST too" "301 https://127.0.0.1/api/x" \
+  "$(r --data-binary x http://127.0.0.1/api/x)"
+out=$(exec 3<>/dev/tcp/127.0.0.1/80 && printf 'GET /old HTTP/1.0\r\n\r\n' >&3 &&
+  timeout 10 cat <&3 | tr -d '\r')
+want "redirect: HTTP/1.0 without Host, to the address reached" \
+  "Location: https://127.0.0.1/old" "$out"
+want "redirect: ACME's challenge served as a file" "token-body" \
+  "$(curl -s --max-time 20 http://127.0.0.1/.well-known/acme-challenge/tok1)"
+"$KWEBCTL" listener set 1 https-redirect 8443 >>"$LOG" 2>&1
+want "redirect: to another port" "301 https://127.0.0.1:8443/x" \
+  "$(r http://127.0.0.1/x)"
+want "listener show: https-redirect" "https-redirect 8443" \
+  "$("$KWEBCTL" listener show 1 2>&1)"
+"$KWEBCTL" listener set 1 https-redirect 0 >>"$LOG" 2>&1
+want "https-redirect 0: served again" "200 " "$(r http://127.0.0.1/)"
+
+# Handoff over TLS: what kweb does not serve goes, unread, to the TLS
+# listener's own backend port; nginx reads the request and writes its
+# response through kTLS.
+want "handoff: query string to the TLS backend port" \
+  "scheme https port $BACKEND_PORT" "$(c 'https://127.0.0.1/scheme?x=1' 2>&1)"
+want "handoff over IPv6" "scheme https port $BACKEND_PORT" \
+  "$(c 'https://[::1]/scheme?x=1' 2>&1)"
+want "handoff over TLS 1.2" "scheme https port $BACKEND_PORT" \
+  "$(c --tlsv1.2 --tls-max 1.2 'https://127.0.0.1/scheme?x=1' 2>&1)"
+head -c 300000 /dev/urandom >"$BASE/post.bin"
+post_sum=$(sha256sum <"$BASE/post.bin" | cut -d' ' -f1)
+for v in "--tlsv1.3" "--tlsv1.2 --tls-max 1.2"; do
+  # shellcheck disable=SC2086 # $v is two words on purpose
+  sum=$(c $v 'https://127.0.0.1/big.bin?sendfile' 2>>"$LOG" | sha256sum)
+  want "handoff $v: nginx's sendfile through kTLS, $BIG_KIB KiB" \
+    "$(sha256sum <"$DOCROOT/big.bin")" "$sum"
+  # shellcheck disable=SC2086
+  out=$(c $v --data-binary @"$BASE/post.bin" \
+    -H 'Content-Type: application/octet-stream' \
+    -w 'status=%{http_code}\n' --trace-ascii "$RUN_DIR/post.trace" \
+    https://127.0.0.1/api/post 2>&1)
+  grep -E '^(<=|=>) (Send|Recv) header|^[0-9a-f]{4}: (HTTP|Expect|Content-Length)' \
+    "$RUN_DIR/post.trace" >>"$LOG"
+  f=$(sed -n 's/^body_file=//p' <<<"$out")
+  got=$(grep -E '^(method|length)=' <<<"$out" | tr '\n' ' ')
+  [[ -n $f && -f $f ]] && got+=$(sha256sum <"$f" | cut -d' ' -f1)
+  want "handoff $v: a POST body, as the backend read it" \
+    "method=POST length=300000 $post_sum" "$got
+$out"
+  [[ -n $f ]] && rm -f "$f"
+done
+# Served by kweb, then handed over on the same connection.
+out=$(c --tlsv1.3 -w '%{num_connects}\n' https://127.0.0.1/ \
+  'https://127.0.0.1/scheme?y' 2>&1)
+want "keep-alive: kweb's response, then the backend's, one connection" \
+  "$(printf 'hello over kTLS\n1\nscheme https port %s\n0' "$BACKEND_PORT")" \
+  "$out"
+want "HEAD handed over" "200" \
+  "$(c -I -o /dev/null -w '%{http_code}' 'https://127.0.0.1/mid.bin?h' 2>&1)"
+# With every TLS connection closed, the daemon's cgroup holds no socket
+# memory (memory.stat is exact after its periodic flush, 2 s).
+for _ in $(seq 30); do
+  sock=$(sed -n 's/^sock //p' "$CG/kwebtlsd/memory.stat")
+  [[ $sock == 0 ]] && break
+  sleep 0.5
+done
+want "kwebtlsd's cgroup: no socket memory left after handoffs" "sock 0." \
+  "sock $sock.$(ss -tnm 2>&1)"
 
 # Python: pipelining, and the request in the same segment as the Finished.
 "$PY" - 127.0.0.1 443 >"$RUN_DIR/py.out" 2>&1 <<'PYEOF'
@@ -143,6 +291,28 @@ PYEOF
 want "pipelining, three responses" "pipelined 3" "$(cat "$RUN_DIR/py.out")"
 want "tls1.3 request with the Finished" "same-segment True" \
   "$(cat "$RUN_DIR/py.out")"
+
+# Hostile records: each after a real handshake (tests/tls_hostile_test.py).
+light=()
+((${KWEB_LIGHT:-0})) && light=(--light)
+"$PY" "$REPO/tests/tls_hostile_test.py" --host 127.0.0.1 --port 443 \
+  --docroot "$DOCROOT" "${light[@]}" >"$RUN_DIR/hostile.out" 2>&1
+sed -nE -e "s/^(not ok|ok) [0-9]+ - (.*)$/\1 - $TAG \2/p" \
+  -e '/^# [0-9]+ passed, [0-9]+ failed$/d' -e '/^#/p' "$RUN_DIR/hostile.out"
+PASSED=$((PASSED + $(grep -cE '^ok [0-9]+ ' "$RUN_DIR/hostile.out")))
+FAILED=$((FAILED + $(grep -cE '^not ok [0-9]+ ' "$RUN_DIR/hostile.out")))
+check "$TAG tls_hostile_test.py completed" grep -qE '^# [0-9]+ passed, 0 failed' \
+  "$RUN_DIR/hostile.out"
+# A KeyUpdate, which kTLS RX cannot follow: kweb says close_notify and
+# closes, and the request after it is never answered.
+out=$( (sleep 1; echo k; sleep 1; printf 'GET / HTTP/1.0\r\n\r\n'; sleep 2) |
+  timeout 20 openssl s_client -connect 127.0.0.1:443 -tls1_3 -msg 2>&1)
+ku=no
+grep -q 'KeyUpdate' <<<"$out" &&
+  grep -q '<<< .*Alert.*close_notify' <<<"$out" && ku=yes
+grep -q 'hello over kTLS' <<<"$out" && ku=answered
+want "a KeyUpdate: close_notify, nothing answered" "ku yes" "ku $ku
+$(grep -E 'KeyUpdate|Alert|close|DONE|errno' <<<"$out" | head -n 12)"
 
 # The last response outruns TCP: a reader with a small window, slow to
 # start, leaves kTLS holding records when kweb has sent all of it; our
@@ -266,6 +436,26 @@ done
 
 # Cleartext on 80 is unaffected.
 want "cleartext listener" "hello over kTLS" "$(curl -s --max-time 20 http://127.0.0.1/)"
+# The counters: sockets adopted, bytes kTLS encrypted (at least the two
+# large bodies and the slow reader's).
+kstat() {
+  awk -v k="$1" '$1 == k { s += $2 } END { print s + 0 }' /proc/net/kweb
+}
+n=$(kstat tls_connections)
+bytes=$(kstat tls_bytes)
+result "$TAG tls_connections counts adopted sockets ($n)" \
+  "$( ((n >= 20)); echo $?)"
+result "$TAG tls_bytes counts what went through kTLS ($bytes)" \
+  "$( ((bytes >= 3 * BIG_KIB * 1024)); echo $?)"
+
+# The backend gone: kweb answers 502 over TLS.
+kill "$(cat "$NGX/nginx.pid")"
+for _ in $(seq 50); do
+  [[ -e $NGX/nginx.pid ]] || break
+  sleep 0.1
+done
+want "no backend: 502 over TLS" "502" \
+  "$(c -o /dev/null -w '%{http_code}' 'https://127.0.0.1/scheme?z' 2>&1)"
 # The daemon gone: new TLS connections fail, cleartext still serves.
 kill -USR1 "$TLSD_PID"
 sleep 0.5
@@ -286,6 +476,8 @@ want "rmmod resets a TLS connection kweb was serving" \
   "$(printf 'held True\nafter rmmod reset')" "$(cat "$RUN_DIR/py_rmmod.out")"
 kmemleak_check "$TAG kmemleak clean" tls_kweb
 dmesg_check "$TAG dmesg silent"
+rmdir "$CG/kwebtlsd" "$CG/nginx" 2>>"$LOG"
+umount "$CG"
 umount "$BASE"
 echo "$TAG: $PASSED passed, $FAILED failed"
 ((FAILED == 0))
