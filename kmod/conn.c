@@ -440,8 +440,7 @@ static bool kweb_conn_handoff_ready(struct kweb_conn *conn, bool atomic)
 	struct sock *sk = conn->sk;
 	u16 status;
 
-	/* kTLS's records not yet TCP's are charged, not yet queued. */
-	if (sk->sk_wmem_queued || (conn->file && kweb_tls_tx_pending(conn))) {
+	if (conn->file ? kweb_tls_tx_unacked(conn) : sk->sk_wmem_queued) {
 		/* Only a socket of its own hears of the ACKs: the worker's. */
 		if (atomic && !conn->sock)
 			return false;

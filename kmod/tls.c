@@ -395,11 +395,16 @@ int kweb_tls_send_page(struct kweb_conn *conn, struct page *page,
  * had no room: kTLS's tx_work pushes them once ACKs free some. Until
  * then a response is not out: a FIN would overtake them (tcp_shutdown()
  * knows nothing of kTLS), and on close kTLS tries them once, then drops
- * them. SOCK_NOSPACE is set while they wait, under the lock tx_work
- * needs: the ACKs of what it pushes then call sk_write_space(), which
- * brings the work item back to look again.
+ * them. With unacked, what TCP has not had acknowledged counts too (a
+ * handoff waits for it). SOCK_NOSPACE is set while anything waits, under
+ * the socket lock, which tx_work needs and the worker otherwise does not
+ * hold for a TLS connection: an ACK that frees the last of it is then
+ * processed after the bit is set (release_sock() replays the backlog)
+ * and calls sk_write_space(), which brings the work item back to look
+ * again. Unlocked, the ACK could come in between and the wait last until
+ * send_timeout.
  */
-bool kweb_tls_tx_pending(struct kweb_conn *conn)
+static bool kweb_tls_tx_wait(struct kweb_conn *conn, bool unacked)
 {
 	struct sock *sk = conn->sk;
 	struct tls_context *ctx;
@@ -408,11 +413,17 @@ bool kweb_tls_tx_pending(struct kweb_conn *conn)
 	lock_sock(sk);
 	ctx = tls_get_ctx(sk);
 	pending = ctx->partially_sent_record ||
-		  !list_empty(&tls_sw_ctx_tx(ctx)->tx_list);
+		  !list_empty(&tls_sw_ctx_tx(ctx)->tx_list) ||
+		  (unacked && sk->sk_wmem_queued);
 	if (pending)
 		set_bit(SOCK_NOSPACE, &conn->sock->flags);
 	release_sock(sk);
 	return pending;
+}
+
+bool kweb_tls_tx_unacked(struct kweb_conn *conn)
+{
+	return kweb_tls_tx_wait(conn, true);
 }
 
 /* An alert record: warning, close_notify. */
@@ -449,7 +460,7 @@ int kweb_tls_send_end(struct kweb_conn *conn, bool last)
 			return n;
 		conn->tls_notified = true;
 	}
-	return kweb_tls_tx_pending(conn) ? -EAGAIN : 0;
+	return kweb_tls_tx_wait(conn, false) ? -EAGAIN : 0;
 }
 
 /* close_notify and every record before it are TCP's: now the FIN. */

@@ -18,8 +18,12 @@ void kweb_tls_release(struct kweb_conn *conn, bool reset);
 void kweb_tls_close(struct kweb_conn *conn, bool reset);
 /* Before a handoff: see there. */
 bool kweb_tls_memcg_leave(struct sock *sk);
-/* Whether kTLS holds records of ours not yet given to TCP. */
-bool kweb_tls_tx_pending(struct kweb_conn *conn);
+/*
+ * Before a handoff: whether kTLS holds records of ours not yet given to
+ * TCP, or TCP any not yet acknowledged; if so, sk_write_space() calls
+ * once more is freed.
+ */
+bool kweb_tls_tx_unacked(struct kweb_conn *conn);
 
 /* As recv.h's, on the plaintext kTLS decrypted. */
 size_t kweb_tls_peek(struct kweb_conn *conn, size_t skip, char *buf,

@@ -72,10 +72,12 @@ EOF
 # kwebtlsd and the backend each in a memory cgroup of their own, as
 # systemd runs them: a socket the daemon accepted and kweb hands to the
 # backend must leave nothing charged to the daemon's (below).
+# The debug kernel has no memory cgroups (CONFIG_MEMCG): only placed.
 CG=$BASE/cgroup
 mkdir -p "$CG"
 mount -t cgroup2 none "$CG" 2>>"$LOG"
-echo +memory >"$CG/cgroup.subtree_control" 2>>"$LOG"
+MEMCG=0
+echo +memory 2>>"$LOG" >"$CG/cgroup.subtree_control" && MEMCG=1
 mkdir -p "$CG/kwebtlsd" "$CG/nginx"
 echo $$ >"$CG/kwebtlsd/cgroup.procs"
 tlsd_start --net-admin "$BASE/tls.conf"
@@ -198,9 +200,9 @@ head -c 300000 /dev/urandom >"$BASE/post.bin"
 post_sum=$(sha256sum <"$BASE/post.bin" | cut -d' ' -f1)
 for v in "--tlsv1.3" "--tlsv1.2 --tls-max 1.2"; do
   # shellcheck disable=SC2086 # $v is two words on purpose
-  sum=$(c $v 'https://127.0.0.1/big.bin?sendfile' 2>>"$LOG" | sha256sum)
-  want "handoff $v: nginx's sendfile through kTLS, $BIG_KIB KiB" \
-    "$(sha256sum <"$DOCROOT/big.bin")" "$sum"
+  sum=$(c $v 'https://127.0.0.1/mid.bin?sendfile' 2>>"$LOG" | sha256sum)
+  want "handoff $v: nginx's sendfile through kTLS, 100000 bytes" \
+    "$(sha256sum <"$DOCROOT/mid.bin")" "$sum"
   # shellcheck disable=SC2086
   out=$(c $v --data-binary @"$BASE/post.bin" \
     -H 'Content-Type: application/octet-stream' \
@@ -226,13 +228,17 @@ want "HEAD handed over" "200" \
   "$(c -I -o /dev/null -w '%{http_code}' 'https://127.0.0.1/mid.bin?h' 2>&1)"
 # With every TLS connection closed, the daemon's cgroup holds no socket
 # memory (memory.stat is exact after its periodic flush, 2 s).
-for _ in $(seq 30); do
-  sock=$(sed -n 's/^sock //p' "$CG/kwebtlsd/memory.stat")
-  [[ $sock == 0 ]] && break
-  sleep 0.5
-done
-want "kwebtlsd's cgroup: no socket memory left after handoffs" "sock 0." \
-  "sock $sock.$(ss -tnm 2>&1)"
+if ((MEMCG)); then
+  for _ in $(seq 30); do
+    sock=$(sed -n 's/^sock //p' "$CG/kwebtlsd/memory.stat")
+    [[ $sock == 0 ]] && break
+    sleep 0.5
+  done
+  want "kwebtlsd's cgroup: no socket memory left after handoffs" "sock 0." \
+    "sock $sock.$(ss -tnm 2>&1)"
+else
+  echo "# not run here, without memory cgroups: the daemon's socket memory after handoffs"
+fi
 
 # Python: pipelining, and the request in the same segment as the Finished.
 "$PY" - 127.0.0.1 443 >"$RUN_DIR/py.out" 2>&1 <<'PYEOF'
