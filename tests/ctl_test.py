@@ -21,6 +21,7 @@ family call through the kernel's generic ynl CLI. Everything changed is put back
 exit status 0 iff none failed.
 """
 
+import ctypes
 import email.utils
 import http.client
 import json
@@ -826,6 +827,96 @@ def t_raw_unsupported():
     check(err == 22 and len(miss) == 4 and
           struct.unpack("=I", miss)[0] == e["KWEB_A_LISTENER_ID"],
           "listener-get without id: %d %r %r" % (err, msg, g.ext))
+
+
+CLONE_NEWNET = 0x40000000
+
+
+def socket_in_netns(path):
+    """A TCP socket made in the network namespace at path (setns() of
+    this thread, then back)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    own = os.open("/proc/thread-self/ns/net", os.O_RDONLY)
+    other = os.open(path, os.O_RDONLY)
+    try:
+        if libc.setns(other, CLONE_NEWNET):
+            raise OSError(ctypes.get_errno(), "setns " + path)
+        try:
+            return socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        finally:
+            if libc.setns(own, CLONE_NEWNET):
+                raise OSError(ctypes.get_errno(), "setns back")
+    finally:
+        os.close(own)
+        os.close(other)
+
+
+@TESTS.test("raw netlink: sock-adopt takes only a connected kTLS socket of "
+            "the TLS listener's own namespace; what it refuses stays the "
+            "caller's")
+def t_sock_adopt_refused():
+    e = uapi_enums(CFG.uapi)
+    g = Genl()
+    fam = g.family("kweb")
+    ns = "kweb-adopt"
+    port = CFG.port2 + 7
+    added = None
+    subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+    made = []
+    try:
+        lst = json.loads(kwebctl_ok("-j", "listener", "add", "port", str(port),
+                                    "docroot", CFG.docroot, "tls-port",
+                                    str(port + 1)))
+        added = lst[0]["id"]
+        before = proc()[0]["tls_connections"]
+
+        def adopt(lid, fd):
+            return g.talk(fam, e["KWEB_CMD_SOCK_ADOPT"],
+                          [nla(e["KWEB_A_LISTENER_ID"], struct.pack("=I", lid)),
+                           nla(e["KWEB_A_LISTENER_FD"], struct.pack("=I", fd))])
+
+        def refused(what, lid, fd, errno, text):
+            err, msg, _ = adopt(lid, fd)
+            check(err == errno and text in msg,
+                  "%s: errno %d %r, want %d %r" % (what, err, msg, errno, text))
+            note("%s -> %s" % (what, msg))
+
+        with open("/dev/null") as f:
+            refused("a file", added, f.fileno(), 88, "not a socket")
+        u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        made.append(u)
+        refused("a UDP socket", added, u.fileno(), 22, "not a TCP socket")
+        t = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        made.append(t)
+        refused("an unconnected socket", added, t.fileno(), 107,
+                "not connected")
+        c = socket.create_connection((CFG.host, CFG.port), timeout=10)
+        made.append(c)
+        refused("a cleartext listener", 1, c.fileno(), 22,
+                "not a TLS listener")
+        refused("a connected socket without kTLS", added, c.fileno(), 22,
+                "kTLS is not installed")
+        # Another namespace's socket, by a caller of the listener's.
+        subprocess.run(["ip", "netns", "add", ns], check=True,
+                       capture_output=True)
+        o = socket_in_netns("/run/netns/" + ns)
+        made.append(o)
+        refused("a socket of another namespace", added, o.fileno(), 22,
+                "another network namespace")
+        # Nothing was taken: the connected socket is still ours to use.
+        c.sendall(b"GET /small.txt HTTP/1.1\r\nHost: a\r\n"
+                  b"Connection: close\r\n\r\n")
+        got = recv_all(c)
+        check(got.startswith(b"HTTP/1.1 200 ") and got.endswith(small()),
+              "GET on the refused socket: %r" % got[:80])
+        after = proc()[0]["tls_connections"]
+        check(after == before, "tls_connections %d -> %d" % (before, after))
+    finally:
+        for x in made:
+            x.close()
+        subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+        if added is not None:
+            kwebctl_ok("listener", "del", str(added))
 
 
 @TESTS.test("an unprivileged user: reads allowed, changes refused with exit 4",
