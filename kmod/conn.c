@@ -545,7 +545,7 @@ static enum kweb_read kweb_conn_read(struct kweb_conn *conn, bool atomic)
 		bool cached = false, redirect;
 
 		/* Routed as kweb_request_handle() routes: redirects first. */
-		redirect = res == KWEB_PARSE_OK && kweb_request_redirects(conn);
+		redirect = res == KWEB_PARSE_OK && kweb_request_https_port(conn);
 		why = redirect ? KWEB_ROUTE_SERVE : kweb_route_request(res, &req);
 		if (why == KWEB_ROUTE_SERVE && res == KWEB_PARSE_OK && !redirect)
 			cached = kweb_request_cached(conn, &req, &why);

@@ -8,10 +8,10 @@
  * The request_sock that brought the child to kweb's listener is kept
  * (conn->req) and re-parented to the backend listener, as the reuseport
  * migration in inet_csk_listen_stop() does. A TLS connection's went with
- * kwebtlsd's accept(): it gets a new one (kweb_handoff_tls_req()). Children
- * go to the backend
- * listener of their own family: an AF_INET sock in an AF_INET6 listener's
- * queue would reach inet6 code without IPv6 state.
+ * kwebtlsd's accept(): it gets a new one (kweb_handoff_tls_req()).
+ * Children go to the backend listener of their own family: an AF_INET
+ * sock in an AF_INET6 listener's queue would reach inet6 code without
+ * IPv6 state.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

@@ -340,10 +340,12 @@ struct kweb_conn {
 	void (*tls_data_ready)(struct sock *sk);
 	void (*tls_write_space)(struct sock *sk);
 	void (*tls_state_change)(struct sock *sk);
+	void (*tls_error_report)(struct sock *sk);
 	char *tls_in;
 	unsigned int tls_len, tls_size;
 	bool tls_eof;			/* an alert, or the FIN */
 	bool tls_notified;		/* our close_notify is sent */
+	bool tls_renego;		/* a renegotiation was refused */
 	int tls_err;			/* errno that ended the stream */
 };
 
@@ -458,7 +460,7 @@ enum kweb_route kweb_request_handle(struct kweb_conn *conn,
 bool kweb_request_cached(struct kweb_conn *conn, struct kweb_request *req,
 			 enum kweb_route *why);
 /* Whether conn's listener sends requests to HTTPS (the worker does). */
-bool kweb_request_redirects(struct kweb_conn *conn);
+u16 kweb_request_https_port(struct kweb_conn *conn);
 void kweb_response_error(struct kweb_conn *conn, u16 status, bool head,
 			 bool keep_alive);
 void kweb_response_release(struct kweb_response *resp);

@@ -1093,7 +1093,8 @@ static enum kweb_route kweb_request_serve(struct kweb_conn *conn,
 	return KWEB_ROUTE_SERVE;
 }
 
-static u16 kweb_request_https_port(struct kweb_conn *conn)
+/* The listener's https-redirect port, or 0: never over TLS itself. */
+u16 kweb_request_https_port(struct kweb_conn *conn)
 {
 	u16 port;
 
@@ -1103,11 +1104,6 @@ static u16 kweb_request_https_port(struct kweb_conn *conn)
 	port = rcu_dereference(conn->srv->site)->https_redirect;
 	rcu_read_unlock();
 	return port;
-}
-
-bool kweb_request_redirects(struct kweb_conn *conn)
-{
-	return kweb_request_https_port(conn);
 }
 
 /*

@@ -27,8 +27,12 @@
 #include "tls.h"
 
 #define KWEB_TLS_CT_ALERT	21
+#define KWEB_TLS_CT_HANDSHAKE	22
 #define KWEB_TLS_CT_DATA	23
+#define KWEB_TLS_ALERT_WARNING	1
 #define KWEB_TLS_ALERT_FATAL	2
+#define KWEB_TLS_CLOSE_NOTIFY	0
+#define KWEB_TLS_NO_RENEGOTIATION 100
 
 /* Decrypted plaintext waiting: enough for a head, or records of a body. */
 #define KWEB_TLS_IN_MIN 4096
@@ -71,6 +75,16 @@ static void kweb_tls_state_change(struct sock *sk)
 	kweb_tls_hook(sk, offsetof(struct kweb_conn, tls_state_change));
 }
 
+/*
+ * kTLS's record parser reports a record it cannot take (a length over
+ * what TLS allows, a bad version) from softirq through sk_err and
+ * sk_error_report() alone, and stops: no data_ready follows.
+ */
+static void kweb_tls_error_report(struct sock *sk)
+{
+	kweb_tls_hook(sk, offsetof(struct kweb_conn, tls_error_report));
+}
+
 /* A kTLS socket, software or offloaded, with both directions set up. */
 static bool kweb_tls_ready(struct sock *sk)
 {
@@ -92,6 +106,7 @@ static void kweb_tls_hooks_restore(struct kweb_conn *conn)
 	tls_sw_ctx_rx(ctx)->saved_data_ready = conn->tls_data_ready;
 	ctx->sk_write_space = conn->tls_write_space;
 	sk->sk_state_change = conn->tls_state_change;
+	sk->sk_error_report = conn->tls_error_report;
 }
 
 /*
@@ -153,10 +168,12 @@ int kweb_tls_adopt(struct kweb_server *srv, struct socket *sock,
 	conn->tls_data_ready = tls_sw_ctx_rx(tls_get_ctx(sk))->saved_data_ready;
 	conn->tls_write_space = tls_get_ctx(sk)->sk_write_space;
 	conn->tls_state_change = sk->sk_state_change;
+	conn->tls_error_report = sk->sk_error_report;
 	sk->sk_user_data = conn;
 	tls_sw_ctx_rx(tls_get_ctx(sk))->saved_data_ready = kweb_tls_data_ready;
 	tls_get_ctx(sk)->sk_write_space = kweb_tls_write_space;
 	sk->sk_state_change = kweb_tls_state_change;
+	sk->sk_error_report = kweb_tls_error_report;
 	write_unlock_bh(&sk->sk_callback_lock);
 	release_sock(sk);
 
@@ -213,7 +230,7 @@ bool kweb_tls_memcg_leave(struct sock *sk)
 	return true;
 }
 
-static int kweb_tls_close_notify(struct kweb_conn *conn);
+static int kweb_tls_alert(struct kweb_conn *conn, u8 level, u8 desc);
 
 /* The end: the socket goes with the file's last reference. */
 void kweb_tls_release(struct kweb_conn *conn, bool reset)
@@ -238,7 +255,7 @@ void kweb_tls_release(struct kweb_conn *conn, bool reset)
 void kweb_tls_close(struct kweb_conn *conn, bool reset)
 {
 	if (!reset && !conn->tls_notified)
-		kweb_tls_close_notify(conn);
+		kweb_tls_alert(conn, KWEB_TLS_ALERT_WARNING, KWEB_TLS_CLOSE_NOTIFY);
 	kweb_tls_release(conn, reset);
 }
 
@@ -270,6 +287,33 @@ static int kweb_tls_recv(struct kweb_conn *conn, size_t len, int flags,
 }
 
 /*
+ * A handshake record on a TLS 1.2 connection is the client asking to
+ * renegotiate, which kTLS cannot follow and kwebtlsd would not do
+ * (SSL_OP_NO_RENEGOTIATION). Refused as OpenSSL refuses it: the record
+ * dropped, a no_renegotiation warning back (RFC 5746 4.5), and the
+ * connection goes on with its keys; left unanswered, the client would
+ * wait for a ServerHello (testssl.sh: "Secure Client-Initiated
+ * Renegotiation VULNERABLE"). Once: a client that asks again is closed,
+ * as is a record larger than conn->tls_in. In TLS 1.3 such a record is a
+ * KeyUpdate, which kTLS RX cannot take: the stream ends there.
+ */
+static bool kweb_tls_refuse_renegotiation(struct kweb_conn *conn, int n)
+{
+	u16 version = tls_get_ctx(conn->sk)->prot_info.version;
+	u8 type;
+
+	if (version != TLS_1_2_VERSION || conn->tls_renego ||
+	    (unsigned int)n == conn->tls_size)
+		return false;
+	conn->tls_renego = true;
+	if (kweb_tls_recv(conn, n, 0, &type) != n ||
+	    type != KWEB_TLS_CT_HANDSHAKE)
+		return false;
+	kweb_tls_alert(conn, KWEB_TLS_ALERT_WARNING, KWEB_TLS_NO_RENEGOTIATION);
+	return true;
+}
+
+/*
  * Peek what kTLS has decrypted into conn->tls_in. Decrypted records stay
  * on kTLS's rx_list until read, and a peek always starts at the first
  * byte not read: so conn->tls_in mirrors the head of the stream, and a
@@ -287,6 +331,7 @@ static void kweb_tls_fill(struct kweb_conn *conn)
 
 	if (conn->tls_eof || conn->tls_err || conn->tls_len == conn->tls_size)
 		return;
+again:
 	n = kweb_tls_recv(conn, conn->tls_size, MSG_PEEK, &type);
 	if (n == -EAGAIN)
 		return;
@@ -296,6 +341,9 @@ static void kweb_tls_fill(struct kweb_conn *conn)
 		return;
 	}
 	if (!n || type != KWEB_TLS_CT_DATA) {
+		if (type == KWEB_TLS_CT_HANDSHAKE && !conn->tls_len && n > 0 &&
+		    kweb_tls_refuse_renegotiation(conn, n))
+			goto again;
 		conn->tls_eof = true;
 		/* A fatal alert: the connection is over, no alert back. */
 		if (type == KWEB_TLS_CT_ALERT && n >= 2 && !conn->tls_len &&
@@ -426,14 +474,12 @@ bool kweb_tls_tx_unacked(struct kweb_conn *conn)
 	return kweb_tls_tx_wait(conn, true);
 }
 
-/* An alert record: warning, close_notify. */
-static int kweb_tls_close_notify(struct kweb_conn *conn)
+/* An alert record: close_notify, or a warning. */
+static int kweb_tls_alert(struct kweb_conn *conn, u8 level, u8 desc)
 {
-	static const u8 close_notify[2] = { 1, 0 };
+	u8 alert[2] = { level, desc };
 	char cbuf[CMSG_SPACE(sizeof(unsigned char))] = {};
-	struct kvec iov = {
-		.iov_base = (void *)close_notify, .iov_len = 2,
-	};
+	struct kvec iov = { .iov_base = alert, .iov_len = sizeof(alert) };
 	struct msghdr msg = {
 		.msg_control = cbuf,
 		.msg_controllen = sizeof(cbuf),
@@ -455,7 +501,8 @@ int kweb_tls_send_end(struct kweb_conn *conn, bool last)
 
 	if (last && !conn->tls_notified) {
 		/* kTLS set SOCK_NOSPACE on -EAGAIN: room brings us back. */
-		n = kweb_tls_close_notify(conn);
+		n = kweb_tls_alert(conn, KWEB_TLS_ALERT_WARNING,
+				   KWEB_TLS_CLOSE_NOTIFY);
 		if (n < 0)
 			return n;
 		conn->tls_notified = true;
