@@ -14,6 +14,8 @@
 # make bench-smoke  the same, one short round (make check runs it too)
 # make soak       10 minutes of everything at once on the debug kernel
 #                 (SOAK_ARGS="--kernel 6.12 --minutes 2" for a quicker loop)
+# make tls-judge  testssl.sh and Chromium against kweb's HTTPS and nginx's,
+#                 side by side (docs/tls.md)
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
 BUILD ?= $(CURDIR)/build/$(notdir $(realpath $(KDIR)))
@@ -62,8 +64,11 @@ bench-smoke:
 soak:
 	scripts/soak.sh $(SOAK_ARGS)
 
+tls-judge:
+	scripts/tls-judge.sh
+
 clean:
 	rm -rf build
 	$(MAKE) -C userctl clean
 
-.PHONY: all modules run check quick lint ynl-regen kwebctl deb bench bench-smoke soak clean
+.PHONY: all modules run check quick lint ynl-regen kwebctl deb bench bench-smoke soak tls-judge clean

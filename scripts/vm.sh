@@ -3,8 +3,11 @@
 # with that command's status.
 #
 #   vm.sh [--name TAG] [--memory 2G] [--cpus 2] [--kvm] [--timeout SEC]
-#         [--net-forward HOSTPORT:GUESTPORT] [--root-cache MODE]
+#         [--net-forward HOSTPORT:GUESTPORT[,...]] [--root-cache MODE]
 #         [--append KERNEL-ARG]... KERNEL_IMAGE -- COMMAND [ARG...]
+#
+# --net-forward gives the guest a NIC behind QEMU's user-mode network and
+# forwards the host's 127.0.0.1:HOSTPORT to each GUESTPORT listed.
 #
 # --append adds an argument to the guest kernel's command line.
 #
@@ -70,7 +73,7 @@ plugin=''
 
 usage() {
   echo "usage: $0 [--name TAG] [--memory SIZE] [--cpus N] [--kvm]" \
-    "[--timeout SEC] [--net-forward HOSTPORT:GUESTPORT] [--root-cache MODE]" \
+    "[--timeout SEC] [--net-forward HOSTPORT:GUESTPORT[,...]] [--root-cache MODE]" \
     "[--append KERNEL-ARG]... [--pin-vcpu0] [--thread-names]" \
     "[--qemu-plugin SPEC] KERNEL_IMAGE --" \
     "COMMAND..." >&2
@@ -110,8 +113,8 @@ shift 2
 if ((kvm)) && [[ ! -w /dev/kvm ]]; then
   die "--kvm: /dev/kvm is missing or not writable"
 fi
-if [[ -n $forward && ! $forward =~ ^[0-9]+:[0-9]+$ ]]; then
-  die "bad --net-forward $forward (want HOSTPORT:GUESTPORT)"
+if [[ -n $forward && ! $forward =~ ^[0-9]+:[0-9]+(,[0-9]+:[0-9]+)*$ ]]; then
+  die "bad --net-forward $forward (want HOSTPORT:GUESTPORT[,...])"
 fi
 command -v vng >/dev/null || die "vng (virtme-ng) not found: run scripts/deps.sh"
 
@@ -251,7 +254,12 @@ done
 [[ -z $plugin ]] || vng_args+=("--qemu-opts=-plugin $plugin")
 if [[ -n $forward ]]; then
   # Only the host's loopback is forwarded: nothing outside reaches the guest.
-  vng_args+=("--qemu-opts=-netdev user,id=n0,hostfwd=tcp:127.0.0.1:${forward%%:*}-:${forward##*:} -device virtio-net-pci,netdev=n0")
+  fwds=''
+  IFS=, read -ra pairs <<<"$forward"
+  for pair in "${pairs[@]}"; do
+    fwds+=",hostfwd=tcp:127.0.0.1:${pair%%:*}-:${pair##*:}"
+  done
+  vng_args+=("--qemu-opts=-netdev user,id=n0$fwds -device virtio-net-pci,netdev=n0")
 fi
 
 # The guest's root is ours, so virtme's init finds our systemd-udevd and

@@ -207,6 +207,37 @@ kmemleak_check() {
   echo clear >"$KMEMLEAK" 2>/dev/null || true
 }
 
+# --- nginx -----------------------------------------------------------------
+# nginx_temp_paths DIR: the http block's temporary directories under DIR,
+# for an nginx.conf of a test's own (a user's nginx may not write to
+# the compiled-in ones).
+nginx_temp_paths() {
+  local t
+  for t in client_body proxy fastcgi uwsgi scgi; do
+    printf '    %s_temp_path %s/%s;\n' "$t" "$1" "${t#client_}"
+  done
+}
+
+# --- QEMU's user-mode network (scripts/vm.sh --net-forward) ---------------
+# The guest is 10.0.2.15 behind a NAT that lets in only the forwarded
+# ports; vng's own network setup is not used, so the NIC is set up here.
+# Sets NET_DEV; status 1 if the guest has no NIC.
+user_net_up() {
+  local n=50
+  modprobe virtio_net 2>/dev/null || true
+  ip link set lo up
+  NET_DEV=''
+  while ((n-- > 0)); do
+    NET_DEV=$(ip -o link show | awk -F': ' '$2 != "lo" { sub(/@.*/, "", $2); print $2; exit }')
+    [[ -n $NET_DEV ]] && break
+    sleep 0.2
+  done
+  [[ -n $NET_DEV ]] || return 1
+  ip addr add 10.0.2.15/24 dev "$NET_DEV" 2>/dev/null || true
+  ip link set "$NET_DEV" up
+  ip route add default via 10.0.2.2 dev "$NET_DEV" 2>/dev/null || true
+}
+
 # --- kwebtlsd --------------------------------------------------------------
 # tlsd_start [--net-admin] CONF [ARG...]: $TLSD (kwebtlsd) as nobody (with
 # CAP_NET_ADMIN, which giving sockets to kweb needs, if asked), its stderr

@@ -17,26 +17,15 @@ HOST_URL=${KWEB_HOST_URL:-http://127.0.0.1:8080/}
 BASE=/run/kweb-www
 DOCROOT=$BASE/www
 
+# user_net_up; its say and die are replaced below.
+# shellcheck source=tests/guest/lib.sh
+. "$HERE/lib.sh"
 say() { echo "serve: $*"; }
 die() { echo "serve: $*" >&2; exit 1; }
 
-# QEMU's user-mode network: the guest is 10.0.2.15 behind a NAT that only
-# lets in the forwarded port. vng's own network setup is not used, so the
-# NIC is configured here.
 setup_net() {
-  modprobe virtio_net 2>/dev/null || true
-  ip link set lo up
-  local dev n=50
-  while ((n-- > 0)); do
-    dev=$(ip -o link show | awk -F': ' '$2 != "lo" { sub(/@.*/, "", $2); print $2; exit }')
-    [[ -n $dev ]] && break
-    sleep 0.2
-  done
-  [[ -n $dev ]] || die "no network interface (was the guest booted with --net-forward?)"
-  ip addr add 10.0.2.15/24 dev "$dev" 2>/dev/null || true
-  ip link set "$dev" up
-  ip route add default via 10.0.2.2 dev "$dev" 2>/dev/null || true
-  say "network: $dev 10.0.2.15/24"
+  user_net_up || die "no network interface (was the guest booted with --net-forward?)"
+  say "network: $NET_DEV 10.0.2.15/24"
 }
 
 # On tmpfs: the guest's / is the host's disk over 9p (slow, and shared).
