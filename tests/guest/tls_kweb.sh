@@ -39,7 +39,8 @@ echo "hello over kTLS" >"$DOCROOT/index.html"
 # is slow): 256 KiB, still many records and four times the send buffer
 # the slow reader's test caps.
 BIG_KIB=1024
-((${KWEB_LIGHT:-0})) && BIG_KIB=256
+LIGHT=${KWEB_LIGHT:-0}
+((LIGHT)) && BIG_KIB=256
 head -c $((BIG_KIB * 1024)) /dev/urandom >"$DOCROOT/big.bin"
 head -c 100000 /dev/urandom >"$DOCROOT/mid.bin"
 chmod -R a+rX "$DOCROOT"
@@ -97,11 +98,7 @@ error_log $NGX/error.log info;
 events { worker_connections 256; }
 http {
     access_log $NGX/access.log;
-    client_body_temp_path $NGX/body;
-    proxy_temp_path $NGX/proxy;
-    fastcgi_temp_path $NGX/fastcgi;
-    uwsgi_temp_path $NGX/uwsgi;
-    scgi_temp_path $NGX/scgi;
+$(nginx_temp_paths "$NGX")
     sendfile on;
     # What kweb hands over from its TLS listener: the connection is
     # HTTPS, though nginx reads and writes plaintext (kTLS does the rest).
@@ -110,6 +107,10 @@ http {
         listen [::1]:$BACKEND_PORT deferred;
         root $DOCROOT;
         client_max_body_size 16m;
+        # nginx trusts FIONREAD, which counts TCP's queue and not what
+        # kTLS decrypted: a body larger than this buffer can stall
+        # (docs/tls.md, "Request bodies").
+        client_body_buffer_size 16m;
         location = /scheme {
             return 200 "scheme https port \$server_port\n";
         }
@@ -133,7 +134,12 @@ c() { curl -sSk --max-time 30 "$@"; }
 want "curl tlsv1.3 index" "hello over kTLS" "$(c --tlsv1.3 https://127.0.0.1/ 2>&1)"
 want "curl tlsv1.2 index" "hello over kTLS" \
   "$(c --tlsv1.2 --tls-max 1.2 https://127.0.0.1/ 2>&1)"
-want "curl ipv6" "hello over kTLS" "$(c 'https://[::1]/' 2>&1)"
+# LIGHT: a curl costs the debug kernel seconds (its start under KASAN,
+# TCG); the cases below that differ from another only in what pure code
+# makes of them (kmod/http_redirect.c, KUnit's) run on the stock kernels.
+((LIGHT)) && echo "# debug kernel: the IPv6 index, HSTS on a 404 and three redirect variants left to the stock kernels"
+((LIGHT)) ||
+  want "curl ipv6" "hello over kTLS" "$(c 'https://[::1]/' 2>&1)"
 for v in "--tlsv1.3" "--tlsv1.2 --tls-max 1.2"; do
   # shellcheck disable=SC2086 # $v is two words on purpose
   sum=$(c $v https://127.0.0.1/big.bin 2>>"$LOG" | sha256sum)
@@ -151,7 +157,7 @@ want "404 over TLS" "404" \
 HSTS='Strict-Transport-Security: max-age=31536000; includeSubDomains'
 want "HSTS on a TLS listener's 200" "$HSTS" \
   "$(c -sI https://127.0.0.1/ 2>&1 | tr -d '\r')"
-want "HSTS on its 404 too" "$HSTS" \
+((LIGHT)) || want "HSTS on its 404 too" "$HSTS" \
   "$(c -sI https://127.0.0.1/none 2>&1 | tr -d '\r')"
 out=$(curl -sI --max-time 20 http://127.0.0.1/ 2>&1)
 result "$TAG no HSTS over cleartext" \
@@ -168,9 +174,11 @@ r() { curl -s --max-time 20 -o /dev/null -w '%{http_code} %{redirect_url}' "$@";
 want "redirect: 301 to the same path and query" \
   "301 https://127.0.0.1/a/b.html?x=1&y=2" \
   "$(r 'http://127.0.0.1/a/b.html?x=1&y=2')"
-want "redirect: Host lowercased, without its port" \
-  "301 https://example.com/p" "$(r -H 'Host: Example.COM:80' http://127.0.0.1/p)"
-want "redirect: IPv6" "301 https://[::1]/" "$(r 'http://[::1]/')"
+if ((!LIGHT)); then
+  want "redirect: Host lowercased, without its port" \
+    "301 https://example.com/p" "$(r -H 'Host: Example.COM:80' http://127.0.0.1/p)"
+  want "redirect: IPv6" "301 https://[::1]/" "$(r 'http://[::1]/')"
+fi
 want "redirect: POST too" "301 https://127.0.0.1/api/x" \
   "$(r --data-binary x http://127.0.0.1/api/x)"
 out=$(exec 3<>/dev/tcp/127.0.0.1/80 && printf 'GET /old HTTP/1.0\r\n\r\n' >&3 &&
@@ -180,7 +188,7 @@ want "redirect: HTTP/1.0 without Host, to the address reached" \
 want "redirect: ACME's challenge served as a file" "token-body" \
   "$(curl -s --max-time 20 http://127.0.0.1/.well-known/acme-challenge/tok1)"
 "$KWEBCTL" listener set 1 https-redirect 8443 >>"$LOG" 2>&1
-want "redirect: to another port" "301 https://127.0.0.1:8443/x" \
+((LIGHT)) || want "redirect: to another port" "301 https://127.0.0.1:8443/x" \
   "$(r http://127.0.0.1/x)"
 want "listener show: https-redirect" "https-redirect 8443" \
   "$("$KWEBCTL" listener show 1 2>&1)"
@@ -300,7 +308,7 @@ want "tls1.3 request with the Finished" "same-segment True" \
 
 # Hostile records: each after a real handshake (tests/tls_hostile_test.py).
 light=()
-((${KWEB_LIGHT:-0})) && light=(--light)
+((LIGHT)) && light=(--light)
 "$PY" "$REPO/tests/tls_hostile_test.py" --host 127.0.0.1 --port 443 \
   --docroot "$DOCROOT" "${light[@]}" >"$RUN_DIR/hostile.out" 2>&1
 sed -nE -e "s/^(not ok|ok) [0-9]+ - (.*)$/\1 - $TAG \2/p" \
@@ -313,7 +321,7 @@ check "$TAG tls_hostile_test.py completed" grep -qE '^# [0-9]+ passed, 0 failed'
 # closes, and the request after it is never answered.
 # stdin held open long enough for the answer (the debug kernel is slow).
 hold=2
-((${KWEB_LIGHT:-0})) && hold=6
+((LIGHT)) && hold=6
 out=$( (sleep 1; echo k; sleep 1; printf 'GET / HTTP/1.0\r\n\r\n'; sleep "$hold") |
   timeout 20 openssl s_client -connect 127.0.0.1:443 -tls1_3 -msg 2>&1)
 ku=no
@@ -322,6 +330,16 @@ grep -q 'KeyUpdate' <<<"$out" &&
 grep -q 'hello over kTLS' <<<"$out" && ku=answered
 want "a KeyUpdate: close_notify, nothing answered" "ku yes" "ku $ku
 $(grep -E 'KeyUpdate|Alert|close|DONE|errno' <<<"$out" | head -n 12)"
+# A TLS 1.2 client asking to renegotiate (s_client's R): refused as
+# OpenSSL refuses it (nginx's answer), a no_renegotiation warning, which
+# ends the client's attempt; left unanswered it would wait.
+out=$( (sleep 1; echo R; sleep "$hold") |
+  timeout 20 openssl s_client -connect 127.0.0.1:443 -tls1_2 -msg 2>&1)
+want "a renegotiation: refused with a no_renegotiation warning" \
+  "RENEGOTIATING" "$out"
+want_text "a renegotiation: the alert" "no_renegotiation" \
+  "$(grep -E '<<< .*Alert' <<<"$out")
+$(grep -E 'RENEG|Alert|errno|error' <<<"$out" | head -n 12)"
 
 # The last response outruns TCP: a reader with a small window, slow to
 # start, leaves kTLS holding records when kweb has sent all of it; our
