@@ -459,7 +459,7 @@ enum kweb_route kweb_request_handle(struct kweb_conn *conn,
 				    struct kweb_request *req);
 bool kweb_request_cached(struct kweb_conn *conn, struct kweb_request *req,
 			 enum kweb_route *why);
-/* Whether conn's listener sends requests to HTTPS (the worker does). */
+/* The port conn's listener sends requests to over HTTPS, or 0. */
 u16 kweb_request_https_port(struct kweb_conn *conn);
 void kweb_response_error(struct kweb_conn *conn, u16 status, bool head,
 			 bool keep_alive);

@@ -10,7 +10,8 @@
  * peeks and consumes it as it does TCP's receive queue for a cleartext
  * connection. A record that is not application data (an alert, a
  * close_notify, a KeyUpdate, which kTLS RX cannot follow on 6.1 and
- * 6.12) ends the stream as a FIN does; a decrypt error resets it.
+ * 6.12) ends the stream as a FIN does, but for a TLS 1.2 request to
+ * renegotiate, which is refused; a decrypt error resets it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

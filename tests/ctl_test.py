@@ -2253,6 +2253,8 @@ def main():
     ap.add_argument("--kwebctl", default=os.path.join(REPO, "userctl",
                                                       "kwebctl"))
     ap.add_argument("--ynl-cli", default="")
+    ap.add_argument("--only", help="run only tests whose name matches this "
+                    "regex")
     ap.add_argument("--spec", default=os.path.join(REPO, "uapi", "kweb.yaml"))
     ap.add_argument("--uapi", default=os.path.join(REPO, "uapi", "linux",
                                                    "kweb.h"))
@@ -2270,6 +2272,8 @@ def main():
     CFG.kwebctl_nobody = os.path.join(CFG.base, "kwebctl")
     shutil.copy(CFG.kwebctl, CFG.kwebctl_nobody)
     os.chmod(CFG.kwebctl_nobody, 0o755)
+    if CFG.only:
+        TESTS.tests = [t for t in TESTS.tests if re.search(CFG.only, t[0])]
     return TESTS.run(light=CFG.light)
 
 

@@ -20,13 +20,10 @@ Output: `ok N - name` or `not ok N - name` with `# ` diagnostics, then
 status, 0 iff none failed. run(light=True) (the debug kernel, several
 times slower under TCG) leaves out the tests marked not_light, with a
 note each: tests whose time goes to user space rather than to kernel
-paths the others do not reach. TAPLIB_ONLY=REGEX runs only the tests
-whose names match it.
+paths the others do not reach.
 """
 
 import argparse
-import os
-import re
 import sys
 import time
 import traceback
@@ -90,10 +87,6 @@ class Suite:
     def run(self, light=False):
         if light:
             self.tests = drop_not_light(self.tests, self.not_light)
-        # A developer's loop: only the tests whose names match.
-        only = os.environ.get("TAPLIB_ONLY")
-        if only:
-            self.tests = [t for t in self.tests if re.search(only, t[0])]
         passed = failed = 0
         times = []
         for i, (name, fn) in enumerate(self.tests, 1):
