@@ -162,6 +162,29 @@ static inline void kweb_sk_net_refcnt_upgrade(struct sock *sk)
 }
 
 /*
+ * The reverse, for a user socket kweb alone holds (an adopted TLS
+ * connection): it becomes a kernel socket as to its netns, which it no
+ * longer keeps alive. 6.12.y's kernel sockets hold a passive reference
+ * and an untracked tracker instead (sk_alloc()); older ones nothing. The
+ * caller holds the netns otherwise: put_net() does not free it here.
+ */
+static inline void kweb_sk_net_refcnt_downgrade(struct sock *sk)
+{
+	struct net *net = sock_net(sk);
+
+#ifdef KWEB_HAVE_SK_NET_REFCNT_UPGRADE
+	net_passive_inc(net);
+	__netns_tracker_free(net, &sk->ns_tracker, true);
+	__netns_tracker_alloc(net, &sk->ns_tracker, false, GFP_KERNEL);
+#else
+	netns_tracker_free(net, &sk->ns_tracker);
+#endif
+	sk->sk_net_refcnt = 0;
+	sock_inuse_add(net, -1);
+	put_net(net);
+}
+
+/*
  * Trace events (trace.h): a string field of a given length, declared with
  * __string_len(dst, src, len), is filled by __assign_str(dst) since 6.10,
  * which remembers src and len (sizeof() names them unevaluated); before,

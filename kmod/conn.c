@@ -830,9 +830,11 @@ static void kweb_sk_abort(struct sock *sk)
  * freed: the namespace then lives as long as the orphan and no longer,
  * and its exit waits for it as for nginx's. Only a namespace already
  * dying (its count at zero, its exit about to stop kweb's server) has
- * none to give: the socket is reset then, as that exit would.
+ * none to give: the socket is reset then, as that exit would. An
+ * adopted TLS socket kweb alone holds has none either (tls.c), and
+ * takes one the same way, as does one going to the backend.
  */
-static bool kweb_sk_hold_net(struct sock *sk)
+bool kweb_sk_hold_net(struct sock *sk)
 {
 	struct net *net;
 
@@ -850,19 +852,21 @@ static bool kweb_sk_hold_net(struct sock *sk)
 static void kweb_conn_close(struct kweb_conn *conn)
 {
 	struct sock *sk = conn->sk;
+	bool reset;
 
 	kweb_conn_detach(conn, true);
 	trace_kweb_conn_close(conn);
+	/* A record that did not decrypt ends it with a reset. */
+	reset = READ_ONCE(conn->abort) || conn->reset || conn->tls_err;
+	/* An orphan in TCP_CLOSE is freed by the close itself. */
+	if (!reset && inet_sk_state_load(sk) != TCP_CLOSE &&
+	    !kweb_sk_hold_net(sk))
+		reset = true;
 	if (conn->file) {
-		/* A user socket: it holds its namespace already. */
-		/* A record that did not decrypt ends it with a reset. */
-		kweb_tls_close(conn, READ_ONCE(conn->abort) || conn->reset ||
-			       conn->tls_err);
+		kweb_tls_close(conn, reset);
 		goto closed;
 	}
-	/* An orphan in TCP_CLOSE is freed by the close itself. */
-	if (READ_ONCE(conn->abort) || conn->reset ||
-	    (inet_sk_state_load(sk) != TCP_CLOSE && !kweb_sk_hold_net(sk)))
+	if (reset)
 		kweb_sk_abort(sk);
 	/* Without a socket, what sock_release() would do for a child. */
 	if (conn->sock)

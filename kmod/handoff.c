@@ -88,8 +88,8 @@ static enum kweb_handoff_result kweb_backend_get(struct kweb_server *srv,
 
 /*
  * A child of kweb's (kernel) listener holds no reference on its netns
- * until it leaves: the backend's socket must. One kwebtlsd accepted has
- * it already.
+ * until it leaves: the backend's socket must. A TLS connection takes
+ * it again in kweb_handoff_move_tls(), where it may sleep.
  */
 static void kweb_handoff_hold_net(struct sock *sk)
 {
@@ -280,7 +280,8 @@ static bool kweb_handoff_move_tls(struct kweb_conn *conn)
 	/* The move gives our reference to the request: this one unlocks. */
 	sock_hold(lsk);
 	lock_sock(lsk);
-	if (lsk->sk_state == TCP_LISTEN)
+	/* For user space: one kweb alone held had let its netns go. */
+	if (lsk->sk_state == TCP_LISTEN && kweb_sk_hold_net(conn->sk))
 		queued = kweb_handoff_move(conn->srv, conn->sk, conn->req, lsk);
 	release_sock(lsk);
 	if (!queued) {

@@ -440,6 +440,8 @@ void kweb_conn_adopt_tls(struct kweb_server *srv, struct kweb_conn *conn,
 			 struct sock *sk);
 void kweb_conn_data_ready(struct sock *sk);
 void kweb_child_drop(struct request_sock *req, struct sock *child);
+/* Process context: sk holds its netns from now on, unless it is dying. */
+bool kweb_sk_hold_net(struct sock *sk);
 void kweb_conns_stop(struct kweb_server *srv);
 int kweb_conn_init(void);
 void kweb_conn_exit(void);

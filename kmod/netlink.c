@@ -812,20 +812,21 @@ int kweb_nl_listener_del_doit(struct sk_buff *skb, struct genl_info *info)
 /*
  * kwebtlsd gives back a socket with kTLS installed, by descriptor, as
  * nfsd takes sockets from its portlist: looked up in the caller's own
- * file table, here, in its context. Only into a TLS listener of the
- * caller's namespace.
+ * file table, here, in its context, and closed there once adopted. Only
+ * into a TLS listener of the caller's namespace.
  */
 int kweb_nl_sock_adopt_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct kweb_server *srv;
 	struct socket *sock;
+	unsigned int fd;
 	int err;
 
 	if (GENL_REQ_ATTR_CHECK(info, KWEB_A_LISTENER_ID) ||
 	    GENL_REQ_ATTR_CHECK(info, KWEB_A_LISTENER_FD))
 		return -EINVAL;
-	sock = sockfd_lookup(nla_get_u32(info->attrs[KWEB_A_LISTENER_FD]),
-			     &err);
+	fd = nla_get_u32(info->attrs[KWEB_A_LISTENER_FD]);
+	sock = sockfd_lookup(fd, &err);
 	if (!sock) {
 		NL_SET_ERR_MSG_ATTR(info->extack,
 				    info->attrs[KWEB_A_LISTENER_FD],
@@ -843,10 +844,12 @@ int kweb_nl_sock_adopt_doit(struct sk_buff *skb, struct genl_info *info)
 				    "not a TLS listener");
 		err = -EINVAL;
 	} else {
-		err = kweb_tls_adopt(srv, sock, info->extack);
+		err = kweb_tls_adopt(srv, sock, fd, info->extack);
 	}
 	mutex_unlock(&kweb_ctl_mutex);
-	sockfd_put(sock);
+	/* Adopted, the connection has the lookup's reference. */
+	if (err)
+		sockfd_put(sock);
 	return err;
 }
 

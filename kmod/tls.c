@@ -12,9 +12,16 @@
  * close_notify, a KeyUpdate, which kTLS RX cannot follow on 6.1 and
  * 6.12) ends the stream as a FIN does, but for a TLS 1.2 request to
  * renegotiate, which is refused; a decrypt error resets it.
+ *
+ * sock-adopt takes the daemon's descriptor. A socket kweb then holds
+ * alone is kweb's as a child of its listener is, and holds no more than
+ * one on its network namespace (kweb_tls_adopt()): the namespace does
+ * not outlive its processes for the sake of kweb's keep-alive clients,
+ * and its exit closes them with kweb's server.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/fdtable.h>
 #include <linux/file.h>
 #include <linux/memcontrol.h>
 #include <linux/net.h>
@@ -111,11 +118,13 @@ static void kweb_tls_hooks_restore(struct kweb_conn *conn)
 }
 
 /*
- * Process context, from the daemon's sock-adopt, under kweb_ctl_mutex.
- * Takes a reference on sock's file; the caller keeps its own.
+ * Process context, from the daemon's sock-adopt, under kweb_ctl_mutex,
+ * with sock looked up from descriptor fd of the caller's file table. On
+ * success the descriptor is closed and the lookup's file reference is
+ * the connection's.
  */
 int kweb_tls_adopt(struct kweb_server *srv, struct socket *sock,
-		   struct netlink_ext_ack *extack)
+		   unsigned int fd, struct netlink_ext_ack *extack)
 {
 	struct sock *sk = sock->sk;
 	struct kweb_conn *conn;
@@ -157,7 +166,18 @@ int kweb_tls_adopt(struct kweb_server *srv, struct socket *sock,
 		kweb_conn_free_unused(conn);
 		return err;
 	}
-	conn->file = get_file(sock->file);
+	/*
+	 * Ours alone unless the daemon shares the file (a dup, a fork, a
+	 * descriptor in flight or a call on it in progress): then the
+	 * socket keeps its netns reference, as a user socket does. Once no
+	 * descriptor is left, nothing can take another reference, and the
+	 * netns may go while kweb serves it (kweb_tls_release()). The
+	 * caller's netlink socket holds the netns meanwhile.
+	 */
+	close_fd(fd);
+	if (sk->sk_net_refcnt && file_count(sock->file) == 1)
+		kweb_sk_net_refcnt_downgrade(sk);
+	conn->file = sock->file;
 	conn->sock = sock;
 	/* Ready for the hooks before they can find it. */
 	kweb_conn_adopt_tls(srv, conn, sk);
@@ -233,16 +253,28 @@ bool kweb_tls_memcg_leave(struct sock *sk)
 
 static int kweb_tls_alert(struct kweb_conn *conn, u8 level, u8 desc);
 
-/* The end: the socket goes with the file's last reference. */
+/*
+ * The end: the socket goes with the file's last reference. One that
+ * still holds no reference on its netns (reset, closed already, or its
+ * netns dying: kweb_conn_close()) is closed before this returns, as
+ * kweb's other sockets are: fput() from a kthread defers the close,
+ * which the netns's exit would not wait for. Only ever from kweb's work
+ * items, as 6.1's __fput_sync() requires (kthreads only).
+ */
 void kweb_tls_release(struct kweb_conn *conn, bool reset)
 {
+	struct file *file = conn->file;
+
 	if (reset)
 		sock_no_linger(conn->sk);
 	conn->sock = NULL;
-	fput(conn->file);
 	conn->file = NULL;
 	kfree(conn->tls_in);
 	conn->tls_in = NULL;
+	if (conn->sk->sk_net_refcnt)
+		fput(file);
+	else
+		__fput_sync(file);
 }
 
 /*

@@ -11,7 +11,7 @@
 struct netlink_ext_ack;
 
 int kweb_tls_adopt(struct kweb_server *srv, struct socket *sock,
-		   struct netlink_ext_ack *extack);
+		   unsigned int fd, struct netlink_ext_ack *extack);
 void kweb_tls_restore_callbacks(struct kweb_conn *conn);
 void kweb_tls_release(struct kweb_conn *conn, bool reset);
 /* The same after a close_notify, unless resetting or one went already. */

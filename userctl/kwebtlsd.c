@@ -142,26 +142,39 @@ static void tlsd_conn_unlink(struct tlsd_conn *c)
 		c->next->prev = c->prev;
 }
 
+/* c without its descriptor: closed, or kweb's (sock-adopt closed it). */
+static void tlsd_conn_free(struct tlsd_conn *c)
+{
+	tlsd_conn_unlink(c);
+	if (c->state == TLSD_HANDSHAKE)
+		d.nr_pending--;
+	SSL_free(c->ssl);
+	OPENSSL_cleanse(c->hs.secret, sizeof(c->hs.secret));
+	tlsd_conf_put(c->hs.conf);
+	free(c);
+}
+
+/*
+ * Out of epoll before the descriptor goes: close() leaves the epoll item
+ * while another reference to the file lives, as one that a failed
+ * sock-adopt dropped may: its events would name freed c.
+ */
+static void tlsd_conn_unwatch(struct tlsd_conn *c)
+{
+	epoll_ctl(d.epfd, EPOLL_CTL_DEL, c->ev.fd, NULL);
+	c->events = 0;
+}
+
 /* reset: a RST, so that a refused or failed client leaves no orphan. */
 static void tlsd_conn_close(struct tlsd_conn *c, bool reset)
 {
 	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
 
-	tlsd_conn_unlink(c);
-	if (c->state == TLSD_HANDSHAKE)
-		d.nr_pending--;
 	if (reset)
 		setsockopt(c->ev.fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
-	/*
-	 * close() leaves the epoll item while another reference to the
-	 * file lives, and kweb keeps one: its events would name freed c.
-	 */
-	epoll_ctl(d.epfd, EPOLL_CTL_DEL, c->ev.fd, NULL);
+	tlsd_conn_unwatch(c);
 	close(c->ev.fd);
-	SSL_free(c->ssl);
-	OPENSSL_cleanse(c->hs.secret, sizeof(c->hs.secret));
-	tlsd_conf_put(c->hs.conf);
-	free(c);
+	tlsd_conn_free(c);
 }
 
 static void tlsd_conn_want(struct tlsd_conn *c, uint32_t events)
@@ -345,14 +358,15 @@ static void tlsd_handshake(struct tlsd_conn *c)
 	OPENSSL_cleanse(c->hs.secret, sizeof(c->hs.secret));
 	d.done++;
 	if (!d.self_serve) {
-		/* kweb holds the file now; our descriptor goes. */
+		/* Adopted, the socket and our descriptor are kweb's. */
+		tlsd_conn_unwatch(c);
 		if (tlsd_adopt(d.conf->listener_id, c->ev.fd)) {
 			d.failed++;
 			tlsd_conn_close(c, true);
 			return;
 		}
 		d.adopted++;
-		tlsd_conn_close(c, false);
+		tlsd_conn_free(c);
 		return;
 	}
 	d.nr_pending--;

@@ -2,8 +2,8 @@
 /*
  * Giving a socket back to kweb: its sock-adopt command carries the
  * descriptor and the TLS listener's id; kweb looks the descriptor up in
- * this process's file table while the command runs and keeps its own
- * reference on the file. Needs CAP_NET_ADMIN over the network namespace
+ * this process's file table while the command runs and, if it adopts
+ * the socket, takes the file and closes the descriptor. Needs CAP_NET_ADMIN over the network namespace
  * (the unit grants it as an ambient capability, and nothing else).
  */
 #include <stdbool.h>

@@ -394,18 +394,6 @@ small_ok() {
   fi
 }
 
-# No kernel report in dmesg after line BEFORE: one test line.
-kmsg_clean_since() {
-  local name=$1 before=$2 bad
-  bad=$(kmsg_since "$before" | grep -E "$DMESG_BAD")
-  if [[ -z $bad ]]; then
-    ok "$name"
-  else
-    not_ok "$name"
-    kmsg_since "$before" | grep -E -B2 -A20 "$DMESG_BAD" | diag 40
-  fi
-}
-
 # Zero-window clients (tcp_hostile_test.py --hold): HOLD_CONNS connections
 # to HOST:PORT ask for big.bin and never read. Waits for them to have
 # their response heads; sets HOLD_PID. start_holders OUT HOST PORT
@@ -1055,20 +1043,23 @@ dkms() {
 # HTTPS (docs/tls.md), each script loading what it needs: kwebtlsd alone
 # (handshakes, kTLS both ways, SNI, ALPN, resumption, reload: user space
 # and the kernel's kTLS, so once, with the user-side tests), then kweb
-# serving through kTLS behind it. Needs tls.ko (CONFIG_TLS).
+# serving through kTLS behind it, then a namespace with HTTPS in it
+# deleted while clients hold kweb's connections. Needs tls.ko (CONFIG_TLS).
 tls_suites() {
-  local out s suites=(tls_kweb)
-  ((USER_SIDE)) && suites=(tls tls_kweb)
+  local out s suites=(tls_kweb tls_netns)
+  ((USER_SIDE)) && suites=(tls tls_kweb tls_netns)
   if ! modprobe tls 2>>"$LOG"; then
     not_ok "$TAG: https (not run: no kTLS, modprobe tls failed)"
     return
   fi
   for s in "${suites[@]}"; do
-    if [[ $s == tls ]]; then
-      out=$("$HERE/tls.sh" "$RUN_DIR/tls" "$TAG: https")
-    else
-      out=$("$HERE/tls_kweb.sh" "$KO" "$RUN_DIR/tls-kweb" "$TAG: https kweb")
-    fi
+    case $s in
+      tls) out=$("$HERE/tls.sh" "$RUN_DIR/tls" "$TAG: https") ;;
+      tls_kweb) out=$("$HERE/tls_kweb.sh" "$KO" "$RUN_DIR/tls-kweb" \
+        "$TAG: https kweb") ;;
+      tls_netns) out=$("$HERE/tls_netns.sh" "$KO" "$RUN_DIR/tls-netns" \
+        "$TAG: https netns exit") ;;
+    esac
     grep -E '^(ok|not ok) |^#' <<<"$out"
     PASSED=$((PASSED + $(grep -c '^ok ' <<<"$out")))
     FAILED=$((FAILED + $(grep -c '^not ok ' <<<"$out")))

@@ -300,6 +300,18 @@ dmesg_check() {
   fi
 }
 
+# No kernel report in dmesg after line BEFORE: one test line.
+kmsg_clean_since() {
+  local name=$1 before=$2 bad
+  bad=$(kmsg_since "$before" | grep -E "$DMESG_BAD")
+  if [[ -z $bad ]]; then
+    ok "$name"
+  else
+    not_ok "$name"
+    kmsg_since "$before" | grep -E -B2 -A20 "$DMESG_BAD" | diag 40
+  fi
+}
+
 save_dmesg() { kmsg >"$RUN_DIR/dmesg-$1.txt" 2>&1 || true; }
 
 # Final line for the log; not "N passed, N failed" alone on a line, which
