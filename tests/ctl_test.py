@@ -919,6 +919,111 @@ def t_sock_adopt_refused():
             kwebctl_ok("listener", "del", str(added))
 
 
+SOL_TLS = 282
+TLS_TX, TLS_RX = 1, 2
+TCP_ULP = 31
+
+
+def ktls_pair():
+    """A connected loopback pair whose server end has kTLS installed both
+    ways (TLS 1.3, AES-GCM-128, made-up keys): what kwebtlsd gives back,
+    without a handshake."""
+    lsn = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    lsn.bind(("127.0.0.1", 0))
+    lsn.listen(1)
+    cli = socket.create_connection(lsn.getsockname(), timeout=10)
+    srv, _ = lsn.accept()
+    lsn.close()
+    srv.setsockopt(socket.IPPROTO_TCP, TCP_ULP, b"tls")
+    for d, key in ((TLS_TX, b"t" * 16), (TLS_RX, b"r" * 16)):
+        # struct tls12_crypto_info_aes_gcm_128: version, cipher (51),
+        # iv, key, salt, rec_seq.
+        info = struct.pack("=HH8s16s4s8s", 0x0304, 51, b"i" * 8, key,
+                           b"s" * 4, bytes(8))
+        srv.setsockopt(SOL_TLS, d, info)
+    return cli, srv
+
+
+def fd_open(fd):
+    try:
+        os.fstat(fd)
+        return True
+    except OSError:
+        return False
+
+
+@TESTS.test("raw netlink: sock-adopt takes the caller's descriptor, a dup "
+            "stays the caller's, and kweb closes what it adopted at the "
+            "peer's FIN")
+def t_sock_adopt_taken():
+    e = uapi_enums(CFG.uapi)
+    g = Genl()
+    fam = g.family("kweb")
+    port = CFG.port2 + 9
+    added = None
+    made = []
+    try:
+        lst = json.loads(kwebctl_ok("-j", "listener", "add", "port", str(port),
+                                    "docroot", CFG.docroot, "tls-port",
+                                    str(port + 1)))
+        added = lst[0]["id"]
+        before = proc()[0]["tls_connections"]
+
+        def adopt(fd):
+            return g.talk(fam, e["KWEB_CMD_SOCK_ADOPT"],
+                          [nla(e["KWEB_A_LISTENER_ID"],
+                               struct.pack("=I", added)),
+                           nla(e["KWEB_A_LISTENER_FD"],
+                               struct.pack("=I", fd))])
+
+        # Alone: the descriptor is closed, the socket kweb's.
+        cli, srv = ktls_pair()
+        made.append(cli)
+        fd = srv.detach()
+        err, msg, _ = adopt(fd)
+        check(err == 0, "sock-adopt: errno %d %r" % (err, msg))
+        check(not fd_open(fd), "descriptor %d still open" % fd)
+        # Shared: the dup stays, and is still a socket.
+        cli2, srv2 = ktls_pair()
+        made += [cli2, srv2]
+        fd = os.dup(srv2.fileno())
+        err, msg, _ = adopt(fd)
+        check(err == 0, "sock-adopt of a dup: errno %d %r" % (err, msg))
+        check(not fd_open(fd), "dup'd descriptor %d still open" % fd)
+        check(srv2.getsockopt(socket.SOL_SOCKET, socket.SO_TYPE) ==
+              socket.SOCK_STREAM, "the other descriptor lost its socket")
+        after = proc()[0]["tls_connections"]
+        check(after == before + 2, "tls_connections %d -> %d" %
+              (before, after))
+        # Our FIN: kTLS reads the end of the stream, and kweb answers
+        # with its close_notify, one record: a TLS 1.3 header (outer type
+        # application_data), the alert, its inner type and the tag. Its
+        # file's last reference gone, the socket it held alone sends its
+        # FIN; the shared one is still the other descriptor's.
+        record = b"\x17\x03\x03\x00\x13"
+        for c, alone in ((cli, True), (cli2, False)):
+            c.shutdown(socket.SHUT_WR)
+            c.settimeout(10)
+            got = recv_all(c) if alone else c.recv(64)
+            check(len(got) == 24 and got.startswith(record),
+                  "%s: kweb's close_notify, then %s: %r" %
+                  ("alone" if alone else "shared",
+                   "FIN" if alone else "nothing", got[:8]))
+
+        def still_open():
+            line = [x for x in proc()[1] if x.split()[1] == str(added)]
+            return int(line[0].split()[5])
+        end = time.monotonic() + 10
+        while time.monotonic() < end and still_open():
+            time.sleep(0.1)
+        check(still_open() == 0, "connections_open %d" % still_open())
+    finally:
+        for x in made:
+            x.close()
+        if added is not None:
+            kwebctl_ok("listener", "del", str(added))
+
+
 @TESTS.test("an unprivileged user: reads allowed, changes refused with exit 4",
             not_light="the refusals are genetlink's, by the ops' flags: "
             "the same on every kernel")
