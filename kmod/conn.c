@@ -858,15 +858,19 @@ static void kweb_conn_close(struct kweb_conn *conn)
 	trace_kweb_conn_close(conn);
 	/* A record that did not decrypt ends it with a reset. */
 	reset = READ_ONCE(conn->abort) || conn->reset || conn->tls_err;
-	/* An orphan in TCP_CLOSE is freed by the close itself. */
-	if (!reset && inet_sk_state_load(sk) != TCP_CLOSE &&
-	    !kweb_sk_hold_net(sk))
-		reset = true;
 	if (conn->file) {
+		/*
+		 * Whatever its end, back to the user socket it was (tls.c),
+		 * unless its netns is dying: then it is reset.
+		 */
+		if (!kweb_sk_hold_net(sk))
+			reset = true;
 		kweb_tls_close(conn, reset);
 		goto closed;
 	}
-	if (reset)
+	/* An orphan in TCP_CLOSE is freed by the close itself. */
+	if (reset ||
+	    (inet_sk_state_load(sk) != TCP_CLOSE && !kweb_sk_hold_net(sk)))
 		kweb_sk_abort(sk);
 	/* Without a socket, what sock_release() would do for a child. */
 	if (conn->sock)

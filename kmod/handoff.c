@@ -280,8 +280,11 @@ static bool kweb_handoff_move_tls(struct kweb_conn *conn)
 	/* The move gives our reference to the request: this one unlocks. */
 	sock_hold(lsk);
 	lock_sock(lsk);
-	/* For user space: one kweb alone held had let its netns go. */
-	if (lsk->sk_state == TCP_LISTEN && kweb_sk_hold_net(conn->sk))
+	/*
+	 * One kweb alone held had let its netns go: it takes it back, for
+	 * user space, or for its close if the move fails (tls.c).
+	 */
+	if (kweb_sk_hold_net(conn->sk) && lsk->sk_state == TCP_LISTEN)
 		queued = kweb_handoff_move(conn->srv, conn->sk, conn->req, lsk);
 	release_sock(lsk);
 	if (!queued) {

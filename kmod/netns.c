@@ -11,6 +11,7 @@
 #include "kweb.h"
 #include "mimemap.h"
 #include "netns.h"
+#include "tls.h"
 
 unsigned int kweb_net_id __read_mostly;
 
@@ -24,6 +25,8 @@ static void __net_exit kweb_net_exit(struct net *net)
 	struct kweb_net *kn = kweb_net(net);
 
 	kweb_servers_net_exit(net);
+	/* Outside kweb_ctl_mutex: see there. */
+	kweb_tls_dying_flush();
 	kweb_proc_exit(net);
 	kweb_config_net_exit(net);
 	/* Last: its servers' cache entries and maps pointed into it. */

@@ -254,27 +254,62 @@ bool kweb_tls_memcg_leave(struct sock *sk)
 static int kweb_tls_alert(struct kweb_conn *conn, u8 level, u8 desc);
 
 /*
- * The end: the socket goes with the file's last reference. One that
- * still holds no reference on its netns (reset, closed already, or its
- * netns dying: kweb_conn_close()) is closed before this returns, as
- * kweb's other sockets are: fput() from a kthread defers the close,
- * which the netns's exit would not wait for. Only ever from kweb's work
- * items, as 6.1's __fput_sync() requires (kthreads only).
+ * Files of sockets whose netns is dying, which found none to take back
+ * (kweb_sk_hold_net()): each must be closed before the netns's exit
+ * goes on, and fput() from a kthread only queues the close. Not from
+ * kweb's work items either: the server's stop waits for them under
+ * kweb_ctl_mutex, and a socket's close takes its inode's lock, which
+ * lockdep knows from a netlink socket's close, taken before genetlink's
+ * cb_lock and so before kweb_ctl_mutex. A work item of its own closes
+ * them, in a kthread as 6.1's __fput_sync() requires, and the netns's
+ * exit waits for it once its servers are gone (kweb_tls_dying_flush()).
  */
+struct kweb_tls_dying {
+	struct llist_node node;
+	struct file *file;
+};
+
+static LLIST_HEAD(kweb_tls_dying_files);
+
+static void kweb_tls_dying_close(struct work_struct *work)
+{
+	struct llist_node *list = llist_del_all(&kweb_tls_dying_files);
+	struct kweb_tls_dying *d, *tmp;
+
+	llist_for_each_entry_safe(d, tmp, list, node) {
+		__fput_sync(d->file);
+		kfree(d);
+	}
+}
+
+static DECLARE_WORK(kweb_tls_dying_work, kweb_tls_dying_close);
+
+void kweb_tls_dying_flush(void)
+{
+	flush_work(&kweb_tls_dying_work);
+}
+
+/* The end: the socket goes with the file's last reference. */
 void kweb_tls_release(struct kweb_conn *conn, bool reset)
 {
-	struct file *file = conn->file;
+	struct kweb_tls_dying *d;
 
 	if (reset)
 		sock_no_linger(conn->sk);
 	conn->sock = NULL;
+	if (conn->sk->sk_net_refcnt) {
+		fput(conn->file);
+		kfree(conn->tls_in);
+	} else {
+		/* Its buffer, no longer needed, carries it: nothing to fail. */
+		static_assert(sizeof(*d) <= KWEB_TLS_IN_MIN);
+		d = (struct kweb_tls_dying *)conn->tls_in;
+		d->file = conn->file;
+		llist_add(&d->node, &kweb_tls_dying_files);
+		queue_work(system_unbound_wq, &kweb_tls_dying_work);
+	}
 	conn->file = NULL;
-	kfree(conn->tls_in);
 	conn->tls_in = NULL;
-	if (conn->sk->sk_net_refcnt)
-		fput(file);
-	else
-		__fput_sync(file);
 }
 
 /*

@@ -14,6 +14,8 @@ int kweb_tls_adopt(struct kweb_server *srv, struct socket *sock,
 		   unsigned int fd, struct netlink_ext_ack *extack);
 void kweb_tls_restore_callbacks(struct kweb_conn *conn);
 void kweb_tls_release(struct kweb_conn *conn, bool reset);
+/* A netns's exit, its servers gone: closes what its connections left. */
+void kweb_tls_dying_flush(void);
 /* The same after a close_notify, unless resetting or one went already. */
 void kweb_tls_close(struct kweb_conn *conn, bool reset);
 /* Before a handoff: see there. */
