@@ -72,7 +72,7 @@ static struct {
 	long long next_rotate;
 	bool quit;
 	/* Counters, printed on SIGUSR1 and at exit. */
-	unsigned long accepted, done, adopted, failed, timed_out, refused;
+	unsigned long accepted, done, resumed, adopted, failed, timed_out, refused;
 } d;
 
 static long long tlsd_now(void)
@@ -357,6 +357,9 @@ static void tlsd_handshake(struct tlsd_conn *c)
 	}
 	OPENSSL_cleanse(c->hs.secret, sizeof(c->hs.secret));
 	d.done++;
+	/* An abbreviated handshake: the client offered a session we took. */
+	if (SSL_session_reused(c->ssl))
+		d.resumed++;
 	if (!d.self_serve) {
 		/* Adopted, the socket and our descriptor are kweb's. */
 		tlsd_conn_unwatch(c);
@@ -393,8 +396,8 @@ static void tlsd_expire(void)
 
 static void tlsd_stats(void)
 {
-	fprintf(stderr, "kwebtlsd: accepted %lu handshakes %lu adopted %lu failed %lu timed-out %lu refused %lu pending %u\n",
-		d.accepted, d.done, d.adopted, d.failed, d.timed_out,
+	fprintf(stderr, "kwebtlsd: accepted %lu handshakes %lu resumed %lu adopted %lu failed %lu timed-out %lu refused %lu pending %u\n",
+		d.accepted, d.done, d.resumed, d.adopted, d.failed, d.timed_out,
 		d.refused, d.nr_pending);
 }
 
