@@ -17,12 +17,28 @@ started from scratch, and on each side every row (workload x file set):
                floor    the floor (bench/floor/kwebfloor.ko, --floor-ko:
                         every request answered with the same 1 KiB)
                         against kweb, on the 1k rows only
+               tls      HTTPS: kweb-tls (kweb's TLS listener on
+                        --tls-port, userctl/kwebtlsd doing the handshakes
+                        and giving each socket back to kweb, which serves
+                        through kTLS) against nginx-ktls (nginx with
+                        OpenSSL's kTLS: ssl_conf_command Options KTLS)
+               tls-ossl kweb-tls against nginx-tls (nginx encrypting in
+                        OpenSSL, no kTLS)
+               tls-nginx  nginx-ktls against nginx-tls
+                        The TLS comparisons run on --tls-rows (default
+                        wrk16:1k,wrk16:1m,httperf:1k,httperfr:1k), and
+                        only when asked for (--comparisons tls,...).
   workloads    httperf  one connection per request, serialized: each
                         connection's latency, the client's included
                httperf4  the same from 4 httperf processes at once: the
                         connection rate the guest's CPUs can sustain
                wrk16    wrk, keep-alive, 16 connections
                wrk256   wrk, keep-alive, 256 connections
+               httperfr (TLS only) a connection per request, each
+                        resuming the previous one's session
+                        (bench/tlsload.py: httperf's own resumption
+                        resumed none); httperf on TLS rows makes a full
+                        handshake per connection (--ssl --ssl-no-reuse)
   file sets    spec     SPECweb99 classes: 35% 0.1-0.9 KiB, 50% 1-9 KiB,
                         14% 10-90 KiB, 1% 100-900 KiB
                1k 64k 1m  one file of 1 KiB, 64 KiB, 1 MiB
@@ -72,6 +88,7 @@ import re
 import resource
 import signal
 import socket
+import ssl
 import subprocess
 import sys
 import threading
@@ -81,9 +98,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import isolate  # noqa: E402  (the client's CPU and namespace)
 import cpuprofile  # noqa: E402  (perf samples of the server's CPU)
+import tlsside  # noqa: E402  (kwebtlsd, nginx's ssl lines, the cert)
 
 NGINX_TEMPLATE = os.path.join(HERE, "nginx.conf.in")
 WRK_LUA = os.path.join(HERE, "wrk", "bench.lua")
+TLSLOAD = os.path.join(HERE, "tlsload.py")
+USERCTL = os.path.join(os.path.dirname(HERE), "userctl")
 PROC_KWEB = "/proc/net/kweb"
 PREFIX = "/b/"
 
@@ -109,6 +129,9 @@ WORKLOADS = {
     "httperf4": {"tool": "httperf", "conns": 4},
     "wrk16": {"tool": "wrk", "conns": 16},
     "wrk256": {"tool": "wrk", "conns": 256},
+    # HTTPS only: a connection per request, each resuming the session of
+    # the one before (bench/tlsload.py).
+    "httperfr": {"tool": "tlsload", "conns": 1},
 }
 COMPARISONS = {
     # name: (side A, side B)
@@ -116,7 +139,16 @@ COMPARISONS = {
     "kweb": ("kweb", "nginx"),
     "handoff": ("handoff", "nginx"),
     "floor": ("floor", "kweb"),
+    "tls": ("kweb-tls", "nginx-ktls"),
+    "tls-ossl": ("kweb-tls", "nginx-tls"),
+    "tls-nginx": ("nginx-ktls", "nginx-tls"),
 }
+# HTTPS sides and comparisons: never run unless named.
+TLS_SIDES = ("kweb-tls", "nginx-ktls", "nginx-tls")
+TLS_COMPARISONS = ("tls", "tls-ossl", "tls-nginx")
+# Issue 35's rows: 1 KiB and 1 MiB with keep-alive, 1 KiB with a full
+# handshake per connection and with a resumed one.
+TLS_ROWS = "wrk16:1k,wrk16:1m,httperf:1k,httperfr:1k"
 KWEB_SERVED = ("requests_softirq", "requests_worker")
 KWEB_HANDOFF_OK = ("handoff_method", "handoff_query", "handoff_prefix",
                    "handoff_extension", "handoff_upgrade", "handoff_h2",
@@ -476,7 +508,7 @@ class Nginx:
                 1 << isolate.SERVER_CPU, "b")
         return "worker_cpu_affinity auto;" if self.args.nginx_affinity else ""
 
-    def start(self, listens):
+    def start(self, listens, ssl_lines=""):
         os.makedirs(self.base, exist_ok=True)
         os.chmod(self.base, 0o755)
         with open(NGINX_TEMPLATE) as f:
@@ -487,7 +519,8 @@ class Nginx:
                  ("@USER@", self.user()),
                  ("@WORKERS@", str(self.args.workers)),
                  ("@AFFINITY@", self.affinity()),
-                 ("@LISTEN@", lines.rstrip("\n")))
+                 ("@LISTEN@", lines.rstrip("\n")),
+                 ("@SSL@", ssl_lines))
         out = []
         for line in t.splitlines():
             if not line.lstrip().startswith("#"):  # comments name them
@@ -609,23 +642,62 @@ class Floor(Module):
 
 
 class Side:
-    """One server setup on --port: nginx, kweb, handoff or floor."""
+    """One server setup on --port: nginx, kweb, handoff or floor; or
+    HTTPS on --tls-port: kweb-tls, nginx-ktls or nginx-tls."""
 
     def __init__(self, name, args, docroot):
         self.name = name
         self.args = args
-        self.nginx = Nginx(args, docroot) if name in ("nginx", "handoff") else None
-        self.kweb = Kweb(args, docroot) if name in ("kweb", "handoff") else None
+        self.docroot = docroot
+        self.tls = name in TLS_SIDES
+        self.port = args.tls_port if self.tls else args.port
+        self.nginx = Nginx(args, docroot) if name in (
+            "nginx", "handoff", "nginx-ktls", "nginx-tls") else None
+        self.kweb = Kweb(args, docroot) if name in (
+            "kweb", "handoff", "kweb-tls") else None
         self.floor = Floor(args) if name == "floor" else None
+        self.tlsd = None
+        if name == "kweb-tls":
+            pin = isolate.pin_server if ISOLATED else None
+            self.tlsd = tlsside.Tlsd(args.kwebtlsd,
+                                     os.path.join(args.base, "tlsd"), pin)
         # Its module, whose instructions are counted apart.
-        self.module = {"kweb": "kweb", "handoff": "kweb",
+        self.module = {"kweb": "kweb", "handoff": "kweb", "kweb-tls": "kweb",
                        "floor": "kwebfloor"}.get(name)
 
     def start(self):
         a = self.args
-        if listening(a.port):
-            raise Failed("port %d is busy before starting %s" % (a.port, self.name))
-        if self.name == "nginx":
+        if listening(self.port):
+            raise Failed("port %d is busy before starting %s"
+                         % (self.port, self.name))
+        if self.tls:
+            cert, key = tlsside.make_cert(os.path.join(a.base, "cert"))
+        if self.name in ("nginx-ktls", "nginx-tls"):
+            # The same listeners as nginx alone's, on the TLS port.
+            p = a.tls_port
+            if a.loopback_only:
+                listens = ["127.0.0.1:%d ssl" % p, "[::1]:%d ssl" % p]
+            else:
+                listens = ["%d ssl" % p, "[::]:%d ssl" % p]
+            self.nginx.start(listens, tlsside.nginx_ssl(
+                cert, key, self.name == "nginx-ktls"))
+        elif self.name == "kweb-tls":
+            # insmod's cleartext listener on --port, unused; the TLS
+            # listener on --tls-port hands every connection to kwebtlsd
+            # on loopback, which gives it back with kTLS installed.
+            self.kweb.load([])
+            rc, out = run([a.kwebctl, "-j", "listener", "add", "port",
+                           str(a.tls_port), "docroot", self.docroot,
+                           "tls-port", str(a.tlsd_port)], 30)
+            m = re.search(r'"id": *(\d+)', out)
+            if rc != 0 or not m:
+                raise Failed("kwebctl listener add tls-port: %s"
+                             % out.strip()[-300:])
+            try:
+                self.tlsd.start(int(m.group(1)), a.tlsd_port, cert, key)
+            except tlsside.Error as e:
+                raise Failed(str(e))
+        elif self.name == "nginx":
             if a.loopback_only:
                 listens = ["127.0.0.1:%d" % a.port, "[::1]:%d" % a.port]
             else:
@@ -647,12 +719,22 @@ class Side:
                        "nginx listening on port %d" % a.backend_port)
             self.kweb.load(["dynamic_prefixes=" + PREFIX,
                             "backend_port=%d" % a.backend_port])
-        wait_until(lambda: listening(a.port), 20,
-                   "%s listening on port %d" % (self.name, a.port))
+        wait_until(lambda: listening(self.port), 20,
+                   "%s listening on port %d" % (self.name, self.port))
+
+    def tlsd_stats(self):
+        """kwebtlsd's counters (kweb-tls), else None."""
+        if not self.tlsd:
+            return None
+        try:
+            return self.tlsd.stats()
+        except tlsside.Error as e:
+            raise Failed(str(e))
 
     def stop(self):
         errs = []
-        for f in ((self.kweb.unload if self.kweb else None),
+        for f in ((self.tlsd.stop if self.tlsd else None),
+                  (self.kweb.unload if self.kweb else None),
                   (self.nginx.stop if self.nginx else None),
                   (self.floor.unload if self.floor else None)):
             if f:
@@ -670,10 +752,15 @@ class RawClient:
     """One keep-alive HTTP/1.1 connection, bytes as they come (for the
     exact length of each response, head included)."""
 
-    def __init__(self, port):
+    def __init__(self, port, tls=False):
         self.port = port
         self.sock = None
         self.buf = b""
+        self.ctx = None
+        if tls:
+            self.ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+            self.ctx.check_hostname = False
+            self.ctx.verify_mode = ssl.CERT_NONE
 
     def close(self):
         if self.sock:
@@ -691,6 +778,9 @@ class RawClient:
         if self.sock is None:
             self.sock = socket.create_connection(("127.0.0.1", self.port),
                                                  timeout=20)
+            if self.ctx:
+                self.sock = self.ctx.wrap_socket(
+                    self.sock, server_hostname="kweb.test")
         ae = b"Accept-Encoding: %s\r\n" % coding.encode() if coding else b""
         self.sock.sendall(b"GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\n%s\r\n"
                           % (path.encode(), ae))
@@ -715,12 +805,12 @@ class RawClient:
         return status, len(head) + 4, body, closes
 
 
-def fetch_all(port, paths, www, encoded, length_only=False):
+def fetch_all(port, paths, www, encoded, length_only=False, tls=False):
     """GET every path once: each must be a 200 with the file's exact
     bytes (else Failed), or as many (length_only: the floor's); a path of
     encoded, {path: (coding, file)}, asked for in that coding, with that
     file's. Returns {path: length of the whole response}."""
-    c = RawClient(port)
+    c = RawClient(port, tls)
     lengths = {}
     try:
         for p in paths:
@@ -759,6 +849,9 @@ WRK_RE = re.compile(r"^bench-wrk: mode=\S+ requests=(\d+) good=(\d+) bad=(\d+) "
                     r"errors_connect=(\d+) "
                     r"errors_read=(\d+) errors_write=(\d+) errors_status=(\d+) "
                     r"errors_timeout=(\d+) first_bad=(.*)$", re.M)
+TLSLOAD_RE = re.compile(r"^tlsload: connections=(\d+) good=(\d+) bad=(\d+) "
+                        r"resumed=(\d+) body_bytes=(\d+) bytes=(\d+) "
+                        r"elapsed_us=(\d+) first_bad=(.*)$", re.M)
 
 
 def parse_httperf(out, n, sizes):
@@ -796,6 +889,31 @@ def parse_httperf(out, n, sizes):
         why.append("test-duration %s" % secs)
     if why:
         raise Failed("httperf: " + "; ".join(why))
+    return res
+
+
+def parse_tlsload(out, n, size):
+    """Result dict from bench/tlsload.py's line for n connections, each
+    a GET of one file of size bytes; raises Failed on any bad one."""
+    m = TLSLOAD_RE.search(out)
+    if not m:
+        raise Failed("tlsload output not understood: %s" % out.strip()[-300:])
+    conns, good, bad, resumed, body, nbytes, us = (int(x) for x in
+                                                   m.groups()[:7])
+    res = {"requests": good, "seconds": us / 1e6, "body_bytes": body,
+           "bytes": nbytes, "good": good, "bad": bad, "resumed": resumed,
+           "resumed_share": resumed / conns if conns else 0.0,
+           "errors": bad}
+    why = []
+    if conns != n or good != n or bad:
+        why.append("%d good, %d bad of %d connections (%d asked); first "
+                   "bad: %s" % (good, bad, conns, n, m.group(8)))
+    if body != n * size:
+        why.append("%d body bytes, want %d" % (body, n * size))
+    if us <= 0:
+        why.append("elapsed %d us" % us)
+    if why:
+        raise Failed("tlsload: " + "; ".join(why))
     return res
 
 
@@ -857,7 +975,7 @@ def parse_wrk(out, checked, lengths, conns):
 def check_kweb(side, kd, res, workload, size):
     """What /proc/net/kweb says must match who served. size: of the one
     file requested (0 for a mix)."""
-    if side in ("nginx", "floor"):
+    if side in ("nginx", "floor", "nginx-ktls", "nginx-tls"):
         if kd is not None:
             raise Failed("kweb is loaded on an %s side" % side)
         return {}
@@ -868,6 +986,25 @@ def check_kweb(side, kd, res, workload, size):
     failed = sum(kd.get(k, 0) for k in KWEB_HANDOFF_FAILED)
     reqs = res["requests"]
     why = []
+    if side == "kweb-tls":
+        # Every connection came through kweb's TLS listener and kweb
+        # itself sent every body over kTLS.
+        conns = reqs if workload["tool"] != "wrk" else min(reqs,
+                                                          workload["conns"])
+        tconns = kd.get("tls_connections", 0)
+        tbytes = kd.get("tls_bytes", 0)
+        if tconns < conns:
+            why.append("tls_connections grew by %d, want >= %d"
+                       % (tconns, conns))
+        if tbytes < reqs * size:
+            why.append("tls_bytes grew by %d for %d responses of %d"
+                       % (tbytes, reqs, size))
+        if handed or failed:
+            why.append("%d connections handed off, %d failed" % (handed, failed))
+        if why:
+            raise Failed("counters: " + "; ".join(why))
+        return {"served": served, "tls_connections": tconns,
+                "tls_bytes": tbytes}
     if side == "kweb":
         if served < reqs:
             why.append("kweb served %d requests of %d" % (served, reqs))
@@ -892,6 +1029,25 @@ def check_kweb(side, kd, res, workload, size):
     return {"served": served, "handed_off": handed, "handoff_failed": failed}
 
 
+def check_tlsd(td, res, wl):
+    """kwebtlsd's counters over a run (kweb-tls): a handshake for every
+    connection, every one adopted by kweb, none failed. Returns them,
+    with the share of the handshakes that resumed a session."""
+    conns = res["requests"] if wl["tool"] != "wrk" else 0
+    why = []
+    if td.get("adopted", 0) < conns or td.get("handshakes", 0) < conns:
+        why.append("%d handshakes, %d adopted for %d connections"
+                   % (td.get("handshakes", 0), td.get("adopted", 0), conns))
+    if td.get("failed", 0) or td.get("timed_out", 0):
+        why.append("%d handshakes failed, %d timed out"
+                   % (td.get("failed", 0), td.get("timed_out", 0)))
+    if why:
+        raise Failed("kwebtlsd: " + "; ".join(why))
+    if "resumed" in td and td.get("handshakes"):
+        td["resumed_share"] = td["resumed"] / td["handshakes"]
+    return td
+
+
 # ---------------------------------------------------------------- runs
 
 class Bench:
@@ -907,6 +1063,7 @@ class Bench:
         self.round = 0
         self.ncpu = os.cpu_count() or 1
         self.tck = os.sysconf("SC_CLK_TCK")
+        self.side = None    # the Side whose rows run
 
     def emit(self, rec):
         self.out.write(json.dumps(rec, sort_keys=True) + "\n")
@@ -917,8 +1074,12 @@ class Bench:
 
     def httperf_cmd(self, fs, n):
         a = self.args
-        cmd = [a.httperf, "--server", self.url_host(), "--port", str(a.port),
-               "--num-conns", str(n), "--num-calls", "1", "--timeout", "10"]
+        cmd = [a.httperf, "--server", self.url_host(), "--port",
+               str(self.side.port), "--num-conns", str(n), "--num-calls",
+               "1", "--timeout", "10"]
+        if self.side.tls:
+            # A full handshake per connection.
+            cmd += ["--ssl", "--ssl-no-reuse"]
         if len(self.info[fs]["paths"]) == 1:
             cmd += ["--uri", self.info[fs]["paths"][0]]
         else:
@@ -935,7 +1096,8 @@ class Bench:
         info = self.info[fs]
         cmd = [a.wrk, "-t", str(threads), "-c", str(conns), "-d",
                "%ds" % secs, "--timeout", "60s", "-s", WRK_LUA,
-               "http://%s:%d/" % (self.url_host(), a.port), "--",
+               "%s://%s:%d/" % ("https" if self.side.tls else "http",
+                                self.url_host(), self.side.port), "--",
                info["list"], "check" if checked else "count"]
         if info["coding"]:
             # A compressed body does not start with its size: give it.
@@ -946,7 +1108,16 @@ class Bench:
         """One load run: (result, rusage, wall). amount: connections
         (httperf) or seconds (wrk). checked: wrk checks every response
         (httperf always checks its status counts and mean size)."""
-        if wl["tool"] == "httperf":
+        if wl["tool"] == "tlsload":
+            info = self.info[fs]
+            if len(info["paths"]) != 1 or info["coding"]:
+                raise Failed("httperfr: one plain file per row only")
+            cmds = [[sys.executable, TLSLOAD, "--host", self.url_host(),
+                     "--port", str(self.side.port), "--path",
+                     info["paths"][0], "--size", str(info["sizes"][0]),
+                     "--conns", str(amount)]]
+            tmo = 120 + amount / 5
+        elif wl["tool"] == "httperf":
             # amount connections in all, shared out among the processes.
             n = wl["conns"]
             shares = [amount // n + (i < amount % n) for i in range(n)]
@@ -962,7 +1133,9 @@ class Bench:
                 raise Failed("%s exited %d: %s"
                              % (cmd[0], rc, out.strip()[-300:]))
         cmd = cmds[0]
-        if wl["tool"] == "httperf":
+        if wl["tool"] == "tlsload":
+            res = parse_tlsload(outs[0][1], amount, self.info[fs]["sizes"][0])
+        elif wl["tool"] == "httperf":
             res = merge_httperf([parse_httperf(out, k, self.info[fs]["sizes"])
                                  for k, (_, out) in zip(shares, outs)])
         else:
@@ -970,11 +1143,11 @@ class Bench:
             res = parse_wrk(out, checked, [self.lengths[p] for p in
                                            self.info[fs]["paths"]],
                             wl["conns"])
-        res["checked"] = checked or wl["tool"] == "httperf"
+        res["checked"] = checked or wl["tool"] != "wrk"
         res["command"] = " ".join(cmd)
         if len(cmds) > 1:
             res["command"] += " (%d at once)" % len(cmds)
-        res["tool_threads"] = (len(cmds) if wl["tool"] == "httperf" else
+        res["tool_threads"] = (len(cmds) if wl["tool"] != "wrk" else
                                int(cmd[cmd.index("-t") + 1]))
         return res, ru, wall
 
@@ -990,9 +1163,10 @@ class Bench:
                "conns": wl["conns"]}
         # Warm-up, untimed. httperf: a rate probe (to size the timed run)
         # and the warm-up proper; a failure there is noted, the timed run
-        # decides. wrk: the warm-up is the run that checks every response
-        # (at least a second of it): it must pass.
-        if wl["tool"] == "httperf":
+        # decides (bench/tlsload.py's the same). wrk: the warm-up is the
+        # run that checks every response (at least a second of it): it
+        # must pass.
+        if wl["tool"] != "wrk":
             try:
                 if key not in self.rate:
                     r, _, _ = self.load(wl, fs, a.probe_conns)
@@ -1030,6 +1204,7 @@ class Bench:
             rec["checked_run"]["conns"] = cwl["conns"]
             amount = max(1, round(a.duration))
         rec["timewait_before"] = tcp_timewait()
+        s0 = side.tlsd_stats()
         # With the client in a namespace of its own, this namespace's
         # TCP counters are the server's: its segments per request.
         g0 = tcp_segments() if ISOLATED else {}
@@ -1049,7 +1224,8 @@ class Bench:
         n1 = side.nginx.workers_cpu() if side.nginx else 0
         k1 = kweb_counters()
         kd = delta(k1, k0) if k0 is not None and k1 is not None else None
-        if wl["tool"] == "httperf":
+        s1 = side.tlsd_stats()
+        if wl["tool"] != "wrk":
             self.rate[key] = res["requests"] / res["seconds"]
         cpu = delta(c1, c0)
         busy = sum(v for k, v in cpu.items() if k not in ("idle", "iowait"))
@@ -1126,6 +1302,12 @@ class Bench:
         sizes = self.info[fs]["sizes"]
         rec["kweb_check"] = check_kweb(side.name, kd, res, wl,
                                        sizes[0] if len(sizes) == 1 else 0)
+        if s0 is not None:
+            rec["kwebtlsd"] = check_tlsd(delta(s1, s0), res, wl)
+        if wl["tool"] == "tlsload" and res["resumed_share"] < 0.5:
+            # The row is about resumed connections: it must measure them.
+            raise Failed("tlsload: %d of %d connections resumed"
+                         % (res["resumed"], res["requests"]))
         return rec
 
     def profiled(self, side, wl_name, fs):
@@ -1133,7 +1315,7 @@ class Bench:
         where its time goes (bench/cpuprofile.py)."""
         a = self.args
         wl = WORKLOADS[wl_name]
-        if wl["tool"] == "httperf":
+        if wl["tool"] != "wrk":
             amount = self.httperf_conns((side.name, wl_name, fs), a.profile)
         else:
             amount = max(1, round(a.profile))
@@ -1151,14 +1333,16 @@ class Bench:
     def side_round(self, comp, label, side_name, rnd, rows):
         self.round = rnd
         side = Side(side_name, self.args, self.www)
+        self.side = side
         base = {"type": "run", "comparison": comp, "side": label,
                 "server": side_name, "round": rnd}
         try:
             side.start()
             self.lengths = fetch_all(
-                self.args.port, sorted({p for fs in {r[1] for r in rows}
-                                        for p in self.info[fs]["paths"]}),
-                self.www, self.info["_encoded"], side_name == "floor")
+                side.port, sorted({p for fs in {r[1] for r in rows}
+                                   for p in self.info[fs]["paths"]}),
+                self.www, self.info["_encoded"], side_name == "floor",
+                side.tls)
         except (Failed, OSError, subprocess.SubprocessError) as e:
             for wl, fs in rows:
                 self.fail(dict(base, workload=wl, fileset=fs),
@@ -1232,6 +1416,8 @@ class Bench:
 
     def comparison(self, comp, rows):
         a_side, b_side = COMPARISONS[comp]
+        if comp in TLS_COMPARISONS:
+            rows = self.args.tls_rows_list
         if comp == "floor":
             # The floor answers every request with the same 1 KiB.
             rows = [r for r in rows if r[1] == "1k"]
@@ -1337,6 +1523,15 @@ def main():
     ap.add_argument("--probe-conns", type=int, default=100,
                     help="httperf connections of the first rate probe")
     ap.add_argument("--port", type=int, default=80)
+    ap.add_argument("--tls-port", type=int, default=443,
+                    help="the HTTPS sides' port (kweb's TLS listener, "
+                    "nginx's ssl listeners)")
+    ap.add_argument("--tlsd-port", type=int, default=8444,
+                    help="kwebtlsd's loopback port (kweb-tls)")
+    ap.add_argument("--tls-rows", default=TLS_ROWS,
+                    help="the TLS comparisons' rows (default: %s)" % TLS_ROWS)
+    ap.add_argument("--kwebctl", default=os.path.join(USERCTL, "kwebctl"))
+    ap.add_argument("--kwebtlsd", default=os.path.join(USERCTL, "kwebtlsd"))
     ap.add_argument("--backend-port", type=int, default=8080)
     ap.add_argument("--loopback-only", action="store_true",
                     help="nginx alone listens on 127.0.0.1 and [::1] only")
@@ -1398,23 +1593,36 @@ def main():
                          "httperf:1m,wrk16:64kgz")
     if not args.rows and not args.workloads and not args.filesets:
         args.rows = DEFAULT_ROWS
-    if args.rows:
-        rows = []
-        for item in args.rows.split(","):
+    def parse_rows(value, tls):
+        out = []
+        for item in value.split(","):
             wl, _, fs = item.partition(":")
             csv(wl, WORKLOADS, "workload")
             csv(fs, FILESETS, "file set")
-            rows.append((wl, fs))
+            if WORKLOADS[wl]["tool"] == "tlsload" and not tls:
+                raise SystemExit("workload %s is for the TLS comparisons "
+                                 "(--tls-rows)" % wl)
+            out.append((wl, fs))
+        return out
+    args.tls_rows_list = parse_rows(args.tls_rows, True)
+    if args.rows:
+        rows = parse_rows(args.rows, False)
     else:
         rows = [(wl, fs) for wl in csv(args.workloads or ",".join(WORKLOADS),
                                        WORKLOADS, "workload")
                 for fs in csv(args.filesets or ",".join(FILESETS), FILESETS,
-                              "file set")]
+                              "file set")
+                if WORKLOADS[wl]["tool"] != "tlsload"]
     if any(c != "aa" for c in comps):
         if not args.kweb_ko or not os.path.isfile(args.kweb_ko):
             raise SystemExit("comparisons %s need --kweb-ko" % args.comparisons)
         if kweb_counters() is not None:
             raise SystemExit("kweb is already loaded")
+    if any(c in TLS_COMPARISONS for c in comps):
+        for tool in (args.kwebctl, args.kwebtlsd):
+            if not os.access(tool, os.X_OK):
+                raise SystemExit("the TLS comparisons need %s (make -C "
+                                 "userctl)" % tool)
     if "floor" in comps and not (args.floor_ko and
                                  os.path.isfile(args.floor_ko)):
         raise SystemExit("comparison floor needs --floor-ko")
@@ -1424,7 +1632,8 @@ def main():
     global ISOLATED
     iso = None
     if args.guest:
-        tune_guest((args.port, args.backend_port))
+        tune_guest((args.port, args.backend_port, args.tls_port,
+                    args.tlsd_port))
         if args.isolate:
             try:
                 iso = isolate.setup([
@@ -1460,6 +1669,7 @@ def main():
             "wrk": tool_version([args.wrk, "-v"]),
             "httperf": tool_version([args.httperf, "--version"]),
             "comparisons": comps, "rows": rows, "rounds": args.rounds,
+            "tls_rows": args.tls_rows_list, "tls_port": args.tls_port,
             "duration": args.duration, "warmup": args.warmup,
             "smoke": args.smoke, "reuseport": args.reuseport,
             "backend_deferred": args.backend_deferred,
