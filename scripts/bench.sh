@@ -19,7 +19,9 @@
 #              instruction, which under-reports servers that make many
 #              system calls and flatters kernel-side serving
 #   GUEST_PY_ARGS  passed to bench/guest.py, e.g. --rounds 7
-#              --duration 10 --comparisons kweb --rows wrk256:1k
+#              --duration 10 --comparisons kweb --rows wrk256:1k, or
+#              --comparisons tls,tls-ossl (HTTPS, with userctl's kwebctl
+#              and kwebtlsd, built here; --tls-port, --tls-rows)
 #
 # KWEB_BENCH_TIMEOUT bounds the guest (seconds; default 900 for --smoke,
 # 14400 otherwise). Under TCG, QEMU counts the instructions each vCPU
@@ -91,6 +93,11 @@ main() {
     die "floor build failed (full log: $log)"
   fi
   floor_ko=$REPO/build/floor/$(basename "$kdir")/kwebfloor.ko
+  # kwebctl and kwebtlsd, for the TLS comparisons (kweb-tls).
+  if ! make -C "$REPO/userctl" >>"$log" 2>&1; then
+    tail -n 30 "$log" >&2
+    die "userctl build failed (full log: $log)"
+  fi
 
   local timeout_s vm_args=(--name "$tag" --cpus 2 --memory 2G)
   # The TSC as clocksource, as on hardware. TCG's CPU model is an AMD one

@@ -54,6 +54,8 @@ JSONL=$RUN_DIR/bench.jsonl
 umask 022
 
 ip link set lo up 2>/dev/null || true
+# kTLS, for the TLS comparisons (kweb-tls, nginx-ktls); harmless otherwise.
+modprobe tls 2>/dev/null || true
 kmsg_mark "bench ($TAG) begin"
 say "$TAG: kernel $(uname -r), $(nproc) CPUs, module $KO"
 
