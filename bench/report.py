@@ -29,18 +29,28 @@ WORKLOAD_NAMES = {
     "httperf4": "httperf, 1 conn/request, 4 clients",
     "wrk16": "wrk, keep-alive, 16 conns",
     "wrk256": "wrk, keep-alive, 256 conns",
+    "httperfr": "1 conn/request, session resumed (tlsload)",
 }
 FILESET_NAMES = {"spec": "SPECweb99 mix", "1k": "1 KiB", "64k": "64 KiB",
                  "1m": "1 MiB", "64kgz": "64 KiB script as its .gz (20 KiB)"}
 SERVER_NAMES = {"kweb": "kweb", "nginx": "nginx",
-                "handoff": "nginx behind kweb", "floor": "the floor"}
+                "handoff": "nginx behind kweb", "floor": "the floor",
+                "kweb-tls": "kweb (kwebtlsd, kTLS)",
+                "nginx-ktls": "nginx (kTLS)", "nginx-tls": "nginx (OpenSSL)"}
 COMP_TITLES = {
     "aa": "A/A calibration: nginx against nginx",
     "kweb": "kweb against nginx",
     "handoff": "Handoff: nginx behind kweb (every request handed off) "
                "against nginx alone",
     "floor": "The floor (bench/floor/kwebfloor.ko) against kweb",
+    "tls": "HTTPS: kweb (kwebtlsd, kTLS) against nginx with kTLS",
+    "tls-ossl": "HTTPS: kweb (kwebtlsd, kTLS) against nginx with OpenSSL",
+    "tls-nginx": "HTTPS: nginx with kTLS against nginx with OpenSSL",
 }
+# The comparisons in the order the report gives them.
+COMP_ORDER = ("aa", "kweb", "handoff", "floor", "tls", "tls-ossl",
+              "tls-nginx")
+TLS_COMPS = ("tls", "tls-ossl", "tls-nginx")
 # A tool whose own user-space code keeps its threads busy this much of
 # the run may be what limits the result.
 TOOL_BUSY_LIMIT = 0.5
@@ -258,9 +268,28 @@ def target(row, aa):
     return noise.lstrip(", ")
 
 
+def resumed_share(cell):
+    """The share of the connections the client resumed (httperfr)."""
+    v = [r["resumed_share"] for r in cell.runs if "resumed_share" in r]
+    return med(v) if v else None
+
+
 def counters_cell(row):
     """What /proc/net/kweb said about side A."""
     runs = row.a.runs
+    if row.comp in TLS_COMPS:
+        cell = []
+        if runs and "tls_connections" in runs[0].get("kweb_check", {}):
+            cell.append("%.0f TLS conns/run" % med(
+                [r["kweb_check"]["tls_connections"] for r in runs]))
+            td = [r["kwebtlsd"] for r in runs if r.get("kwebtlsd")]
+            if td and row.wl != "wrk16" and "resumed_share" in td[0]:
+                cell.append("kwebtlsd resumed %s" % pct(
+                    med([t["resumed_share"] for t in td])))
+        ra, rb = resumed_share(row.a), resumed_share(row.b)
+        if ra is not None or rb is not None:
+            cell.append("client resumed %s/%s" % (pct(ra), pct(rb)))
+        return ", ".join(cell)
     if row.comp == "kweb" and runs:
         served = sum(r["kweb_check"]["served"] for r in runs)
         reqs = sum(r["requests"] for r in runs)
@@ -337,7 +366,7 @@ def build(meta, runs):
     order_rows = []
     comps = []
     for m in meta:
-        for wl, fs in m.get("rows", []):
+        for wl, fs in m.get("rows", []) + m.get("tls_rows", []):
             if (wl, fs) not in order_rows:
                 order_rows.append((wl, fs))
         for c in m.get("comparisons", []):
@@ -428,7 +457,7 @@ def markdown(meta, runs, table, headline=()):
                 pct(top), row.comp, WORKLOAD_NAMES.get(row.wl, row.wl),
                 FILESET_NAMES.get(row.fs, row.fs), pct(TOOL_BUSY_LIMIT)))
         lines.append("")
-    for comp in ("aa", "kweb", "handoff", "floor"):
+    for comp in COMP_ORDER:
         if comp not in table:
             continue
         lines.append("## " + COMP_TITLES[comp])
@@ -546,6 +575,16 @@ def chart(table, path):
 
 # Issue 34's goals: nginx's server CPU over kweb's (B/A) at least this.
 def cpu_goal(row):
+    # Issue 35's, against one nginx each (the one against the cheaper of
+    # the two is in the HTTPS section): 2x per keep-alive request at
+    # 1 KiB, no more per byte at 1 MiB than nginx with kTLS, no more per
+    # new or resumed connection.
+    if row.comp in ("tls", "tls-ossl"):
+        if row.fs == "1k":
+            return 2.0 if row.wl.startswith("wrk") else 1.0
+        if row.fs == "1m" and row.comp == "tls":
+            return 1.0
+        return None
     if row.comp == "kweb" and row.fs == "1k":
         return 2.5 if row.wl.startswith("httperf") else 5.0
     if row.comp == "kweb" and row.fs == "1m":
@@ -602,6 +641,76 @@ def profile_section(prof):
     return lines
 
 
+def tls_section(table):
+    """Issue 35's goals for HTTPS, each row's server CPU of kweb-tls
+    against nginx's cheaper configuration (the smaller of nginx-ktls's
+    and nginx-tls's medians), over every TLS comparison's runs."""
+    rows = [row for c in TLS_COMPS for row in table.get(c, [])]
+    if not rows:
+        return []
+    runs = [r for row in rows for c in (row.a, row.b) for r in c.runs]
+    measure = next((m for m in ("host", "guest") if runs and all(
+        server_key("1k", m)[0] in r for r in runs)), None)
+    if measure is None:
+        return []
+    order = []
+    for row in rows:
+        if (row.wl, row.fs) not in order:
+            order.append((row.wl, row.fs))
+    sides = ("kweb-tls", "nginx-ktls", "nginx-tls")
+    body = []
+    for wl, fs in order:
+        key, unit = server_key(fs, measure)
+        if not wl.startswith("wrk"):
+            unit = unit.replace("req", "conn")
+        vals = {s: [] for s in sides}
+        resumed = {s: [] for s in sides}
+        for row in rows:
+            if (row.wl, row.fs) != (wl, fs):
+                continue
+            for c in (row.a, row.b):
+                for r in c.runs:
+                    if key in r and r["server"] in vals:
+                        vals[r["server"]].append(r[key])
+                    if "resumed_share" in r and r["server"] in resumed:
+                        resumed[r["server"]].append(r["resumed_share"])
+        k, nk, nt = (med(vals[s]) for s in sides)
+        if fs == "1m":
+            ref, what, goal = nk, "nginx kTLS", 1.0
+        else:
+            ref = min([x for x in (nk, nt) if x is not None], default=None)
+            what = "cheaper nginx"
+            goal = 2.0 if wl.startswith("wrk") else 1.0
+        ratio = ref / k if ref and k else None
+        verdict = "-"
+        if ratio is not None:
+            verdict = "%s / kweb ≥ %.0fx: %s" % (
+                what, goal, "met" if ratio >= goal else "missed")
+        body.append([WORKLOAD_NAMES.get(wl, wl), FILESET_NAMES.get(fs, fs),
+                     unit] + [fmt_range(vals[s]) for s in sides] +
+                    [fmt_ratio(ratio), verdict,
+                     "/".join(pct(med(resumed[s])) if resumed[s] else "-"
+                              for s in sides)])
+    lines = ["## HTTPS against issue 35's goals", "",
+             "Server CPU (%s's figure) of kweb's TLS listener (kwebtlsd "
+             "doing the handshake, kweb serving through kTLS), of nginx "
+             "with OpenSSL's kTLS and of nginx with OpenSSL alone, median "
+             "(min–max) over every TLS comparison's runs; per 1,000 "
+             "keep-alive requests for wrk at 1 KiB, per MiB of bodies at "
+             "1 MiB, per 1,000 connections (one request each) for httperf "
+             "(a full handshake each) and the resumed row (tlsload). "
+             "Goals: at 1 KiB with keep-alive, nginx's cheaper "
+             "configuration spends at least 2x kweb's CPU; at 1 MiB kweb "
+             "spends no more per byte than nginx with kTLS; per new or "
+             "resumed connection no more than nginx's cheaper one. "
+             "Resumed: the share of the client's connections that resumed "
+             "a session, kweb / nginx kTLS / nginx OpenSSL." % measure, ""]
+    lines += md_table(["workload", "files", "unit", "kweb", "nginx kTLS",
+                       "nginx OpenSSL", "ratio", "goal", "resumed"], body)
+    lines.append("")
+    return lines
+
+
 def own_share(row):
     """The share of the server's instructions in its own module's code
     (kweb.ko, kwebfloor.ko), A/B, median over the rounds; "-" for nginx."""
@@ -618,7 +727,7 @@ def segments_section(table):
     the packet exchange each design makes (response and FIN together,
     ACKs carried or on their own)."""
     body = []
-    for comp in ("kweb", "handoff", "floor", "aa"):
+    for comp in ("kweb", "handoff", "floor", "aa") + TLS_COMPS:
         for row in table.get(comp, []):
             cells = []
             for c in (row.a, row.b):
@@ -741,7 +850,7 @@ def server_cpu_section(table, cal):
         header[-1:-1] = ["own code A/B"]
     aa_rows = {(r.wl, r.fs): r for r in table.get("aa", [])}
     body = []
-    for comp in ("kweb", "handoff", "floor", "aa"):
+    for comp in ("kweb", "handoff", "floor", "aa") + TLS_COMPS:
         for row in table.get(comp, []):
             key, unit = server_key(row.fs, shown[0])
             pairs = [1 / x for x in row.pair_ratios(key) if x]
@@ -803,7 +912,8 @@ def main():
     if not runs:
         raise SystemExit("no runs in %s" % " ".join(args.jsonl))
     table = build(meta, runs)
-    text = markdown(meta, runs, table, server_cpu_section(table, cal)) + \
+    text = markdown(meta, runs, table, server_cpu_section(table, cal) +
+                    tls_section(table)) + \
         "\n".join([""] + segments_section(table) + functions_section(runs) +
                   profile_section(prof) + idle_section(idle))
     out = args.out or os.path.dirname(os.path.abspath(args.jsonl[0]))
