@@ -1034,11 +1034,16 @@ def check_tlsd(td, res, wl):
     connection, every one adopted by kweb, none failed. Returns them,
     with the share of the handshakes that resumed a session."""
     conns = res["requests"] if wl["tool"] != "wrk" else 0
+    # wrk opens and closes a plain TCP connection to the address before
+    # its run (wrk.resolve() checks the address with wrk.connect()),
+    # which kwebtlsd counts as a failed handshake, and may leave its
+    # connections' reconnects mid-handshake when it stops.
+    spare = wl["conns"] + 1 if wl["tool"] == "wrk" else 0
     why = []
     if td.get("adopted", 0) < conns or td.get("handshakes", 0) < conns:
         why.append("%d handshakes, %d adopted for %d connections"
                    % (td.get("handshakes", 0), td.get("adopted", 0), conns))
-    if td.get("failed", 0) or td.get("timed_out", 0):
+    if td.get("failed", 0) > spare or td.get("timed_out", 0) > spare:
         why.append("%d handshakes failed, %d timed out"
                    % (td.get("failed", 0), td.get("timed_out", 0)))
     if why:
@@ -1653,11 +1658,12 @@ def main():
     say("docroot %s made in %.1fs; spec sequence %s" % (
         www, time.monotonic() - t0, spec_summary(info)))
 
-    runs = len(comps) * args.rounds * 2 * len(rows)
+    runs = args.rounds * 2 * sum(
+        len(args.tls_rows_list if c in TLS_COMPARISONS else rows)
+        for c in comps)
     per = args.duration + args.warmup + 2
-    say("%d comparisons x %d rounds x 2 sides x %d rows = %d timed runs, "
-        "at least %.0f s" % (len(comps), args.rounds, len(rows), runs,
-                             runs * per))
+    say("%d comparisons x %d rounds x 2 sides x their rows = %d timed "
+        "runs, at least %.0f s" % (len(comps), args.rounds, runs, runs * per))
     def on_term(signum, frame):
         raise KeyboardInterrupt
     signal.signal(signal.SIGTERM, on_term)
