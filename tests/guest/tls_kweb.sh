@@ -318,12 +318,25 @@ FAILED=$((FAILED + $(grep -cE '^not ok [0-9]+ ' "$RUN_DIR/hostile.out")))
 check "$TAG tls_hostile_test.py completed" grep -qE '^# [0-9]+ passed, 0 failed' \
   "$RUN_DIR/hostile.out"
 # A KeyUpdate, which kTLS RX cannot follow: kweb says close_notify and
-# closes, and the request after it is never answered.
-# stdin held open long enough for the answer (the debug kernel is slow).
+# closes, and the request after it is never answered. s_client quits at
+# the end of its stdin: held open until kweb's close_notify is in its
+# output (it flushes each message), or 20 s, not for a time that a slow
+# or loaded guest can overrun.
+ku_out=$RUN_DIR/keyupdate.out
+: >"$ku_out"
+# The renegotiation's below: stdin held open long enough for the answer
+# (the debug kernel is slow).
 hold=2
 ((LIGHT)) && hold=6
-out=$( (sleep 1; echo k; sleep 1; printf 'GET / HTTP/1.0\r\n\r\n'; sleep "$hold") |
-  timeout 20 openssl s_client -connect 127.0.0.1:443 -tls1_3 -msg 2>&1)
+# shellcheck disable=SC2094 # its output is what says when to stop
+(sleep 1; echo k; sleep 1; printf 'GET / HTTP/1.0\r\n\r\n'
+  for _ in $(seq 100); do
+    grep -q '<<< .*Alert.*close_notify' "$ku_out" && break
+    sleep 0.2
+  done) |
+  timeout 30 openssl s_client -connect 127.0.0.1:443 -tls1_3 -msg \
+    >"$ku_out" 2>&1
+out=$(cat "$ku_out")
 ku=no
 grep -q 'KeyUpdate' <<<"$out" &&
   grep -q '<<< .*Alert.*close_notify' <<<"$out" && ku=yes
