@@ -24,19 +24,11 @@ static bool kweb_host_digit(char c)
 	return c >= '0' && c <= '9';
 }
 
-/* unreserved / sub-delims, RFC 3986 2.3 and 2.2 */
+/* unreserved / sub-delims: ALPHA DIGIT "-._~!$&'()*+,;=" (RFC 3986 2.3, 2.2) */
 static bool kweb_host_unres_sub(char c)
 {
-	if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-	    kweb_host_digit(c))
-		return true;
-	switch (c) {
-	case '-': case '.': case '_': case '~':
-	case '!': case '$': case '&': case '\'': case '(': case ')':
-	case '*': case '+': case ',': case ';': case '=':
-		return true;
-	}
-	return false;
+	return kweb_http_in_set(c, 0x2bff7fd200000000ULL,
+				0x47fffffe87fffffeULL);
 }
 
 /* IPv4address: four dec-octets, 0 to 255 without leading zeros. */

@@ -425,12 +425,12 @@ static int kweb_hp_head(struct kweb_hp *h)
 			return 400;
 		name = kweb_hp_slice(b, s, i);
 
+		/* field-content; then a line end, or a byte that is a 400 */
 		s = ++i;
-		while (i < end && b[i] != '\r' && b[i] != '\n') {
-			if (!kweb_hp_value_char(b[i]))
-				return 400;
+		while (i < end && kweb_hp_value_char(b[i]))
 			i++;
-		}
+		if (i < end && b[i] != '\r' && b[i] != '\n')
+			return 400;
 		e = i;
 		rc = kweb_hp_eol(b, end, &i);
 		if (rc)
@@ -494,6 +494,17 @@ bool kweb_http_head_ready(const char *buf, size_t len,
 			  struct kweb_head_scan *s)
 {
 	size_t i;
+
+	/*
+	 * Most heads arrive in one segment: bytes that end in CRLF CRLF hold
+	 * a whole head, or an error to answer, but for a few leading empty
+	 * lines or the HTTP/2 preface, which the scan below then looks at.
+	 */
+	if (!s->tail_seen && !s->ready && len >= 4) {
+		s->tail_seen = true;
+		if (!memcmp(buf + len - 4, "\r\n\r\n", 4))
+			s->ready = true;
+	}
 
 	/*
 	 * One byte at a time, with where the last bytes left us in s, so

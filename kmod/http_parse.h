@@ -90,6 +90,7 @@ struct kweb_head_scan {
 	bool bol;		/* no byte but CR since the last line end */
 	bool cr;		/* the last byte looked at was a CR */
 	bool ready;		/* worth parsing; cleared by the caller */
+	bool tail_seen;		/* the blank-line tail was looked for */
 };
 
 /*
@@ -98,7 +99,9 @@ struct kweb_head_scan {
  * has, in whatever segments its bytes came, or a bare CR has (a 400 to
  * answer). Only bytes not looked at before are scanned, so a head that
  * arrives a byte at a time costs linear, not quadratic, work; the parser
- * itself then runs about twice per head. Stays true until the caller
+ * itself then runs about twice per head. A head that came whole, its
+ * bytes ending in a blank line, is ready without a scan (once per head:
+ * the parse tells the rare exception). Stays true until the caller
  * clears s->ready (after a parse found the head incomplete).
  */
 bool kweb_http_head_ready(const char *buf, size_t len,

@@ -115,8 +115,14 @@ int kweb_path_normalize(const char *target, size_t len, char *out,
 	memset(t, 0, sizeof(*t));
 	if (!len)
 		return -EINVAL;
-	/* A fragment is never sent (RFC 9110 7.1); one here is bogus. */
-	for (i = 0; i < len; i++)
+	/*
+	 * A fragment is never sent (RFC 9110 7.1); one here is bogus. One
+	 * pass finds it, and where the query starts.
+	 */
+	for (q = 0; q < len && target[q] != '?'; q++)
+		if (target[q] == '#')
+			return -EINVAL;
+	for (i = q; i < len; i++)
 		if (target[i] == '#')
 			return -EINVAL;
 
@@ -144,8 +150,6 @@ int kweb_path_normalize(const char *target, size_t len, char *out,
 		t->authority.len = (u32)(p - i);
 	}
 
-	for (q = p; q < len && target[q] != '?'; q++)
-		;
 	t->raw_path.p = target + p;
 	t->raw_path.len = (u32)(q - p);
 	if (q < len) {
@@ -162,6 +166,12 @@ int kweb_path_normalize(const char *target, size_t len, char *out,
 	for (i = p; i < q; i++) {
 		char c = target[i];
 
+		/* Most bytes: within a segment, written as they are. */
+		if (n.plain && c != '/' && c != '%' && !kweb_pt_ctl(c) &&
+		    n.o + 1 < n.size) {
+			out[n.o++] = c;
+			continue;
+		}
 		if (c == '%') {
 			int hi, lo;
 

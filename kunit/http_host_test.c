@@ -154,9 +154,27 @@ static void host_bytes_test(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, out, "");
 }
 
+/* A one-byte host is valid iff it is unreserved or a sub-delim. */
+static void host_one_byte_test(struct kunit *test)
+{
+	static const char other[] = "-._~!$&'()*+,;=";
+	unsigned int c;
+
+	for (c = 0; c < 256; c++) {
+		char b = (char)c;
+		bool want = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
+			    (c >= 'A' && c <= 'Z') ||
+			    (c && memchr(other, c, sizeof(other) - 1));
+
+		KUNIT_EXPECT_EQ_MSG(test, kweb_authority_ok(&b, 1), want,
+				    "byte 0x%02x", c);
+	}
+}
+
 static struct kunit_case kweb_http_host_cases[] = {
 	KUNIT_CASE_PARAM(host_test, host_gen_params),
 	KUNIT_CASE(host_bytes_test),
+	KUNIT_CASE(host_one_byte_test),
 	{}
 };
 

@@ -9,6 +9,7 @@
 #include <kunit/test.h>
 
 #include "http_parse.h"
+#include "http_token.h"
 
 #define MAX_HEAD 8192
 
@@ -737,6 +738,56 @@ static void head_ready_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, points[1], sizeof(lf) - 1);
 }
 
+/* The bit tables of kweb_http_tchar() against RFC 9110's tchar. */
+static void tchar_test(struct kunit *test)
+{
+	static const char special[] = "!#$%&'*+-.^_`|~";
+	unsigned int c;
+
+	for (c = 0; c < 256; c++) {
+		bool want = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
+			    (c >= 'A' && c <= 'Z') ||
+			    (c && memchr(special, c, sizeof(special) - 1));
+
+		KUNIT_EXPECT_EQ_MSG(test, kweb_http_tchar(c), want,
+				    "byte 0x%02x", c);
+	}
+}
+
+/*
+ * A head that came whole is ready without a scan; a tail that ends in a
+ * blank line but holds no head yet is scanned as usual from then on.
+ */
+static void head_ready_tail_test(struct kunit *test)
+{
+	static const char whole[] = "GET / HTTP/1.1\r\nHost: a\r\n\r\n";
+	static const char empty[] = "\r\n\r\nGET / HTTP/1.1\r\n";
+	struct kweb_head_scan s = {};
+
+	KUNIT_EXPECT_TRUE(test, kweb_http_head_ready(whole, sizeof(whole) - 1,
+						     &s));
+	KUNIT_EXPECT_EQ(test, s.pos, 0);
+
+	/*
+	 * Two empty lines: ready by the tail, INCOMPLETE when parsed; then
+	 * the scan starts from the first byte, and the tail is not looked
+	 * at again.
+	 */
+	memset(&s, 0, sizeof(s));
+	KUNIT_EXPECT_TRUE(test, kweb_http_head_ready(empty, 4, &s));
+	KUNIT_EXPECT_EQ(test, s.pos, 0);
+	s.ready = false;
+	KUNIT_EXPECT_TRUE(test, kweb_http_head_ready(empty, 4, &s));
+	KUNIT_EXPECT_EQ(test, s.pos, 2);
+	s.ready = false;
+	KUNIT_EXPECT_TRUE(test, kweb_http_head_ready(empty, 4, &s));
+	KUNIT_EXPECT_EQ(test, s.pos, 4);
+	s.ready = false;
+	KUNIT_EXPECT_FALSE(test, kweb_http_head_ready(empty, sizeof(empty) - 3,
+						      &s));
+	KUNIT_EXPECT_EQ(test, s.pos, sizeof(empty) - 3);
+}
+
 /* Byte by byte, each byte is looked at a bounded number of times. */
 static void head_ready_linear_test(struct kunit *test)
 {
@@ -913,6 +964,8 @@ static struct kunit_case kweb_http_parse_cases[] = {
 	KUNIT_CASE(parse_field_count_test),
 	KUNIT_CASE(head_ready_test),
 	KUNIT_CASE(head_ready_linear_test),
+	KUNIT_CASE(head_ready_tail_test),
+	KUNIT_CASE(tchar_test),
 	KUNIT_CASE_PARAM(split_test, split_gen_params),
 	{}
 };
