@@ -3,6 +3,7 @@
  * Response header and error body formatting. Pure logic: the module, the
  * KUnit suites and user-space tools build this file unchanged.
  */
+#include "http_date.h"
 #include "response.h"
 
 struct kweb_reason {
@@ -40,7 +41,10 @@ const char *kweb_status_reason(u16 status)
 	return "Unknown";
 }
 
-/* Appends to a bounded buffer; remembers overflow instead of failing. */
+/*
+ * Appends to a bounded buffer; remembers overflow instead of failing.
+ * One byte stays free for the NUL that kweb_out_end() writes.
+ */
 struct kweb_out {
 	char *buf;
 	size_t size;
@@ -48,32 +52,51 @@ struct kweb_out {
 	bool overflow;
 };
 
-static void kweb_out_mem(struct kweb_out *o, const char *s, size_t n)
+/*
+ * Inlined, like kweb_out_str(): most appends are literals, whose copy
+ * then compiles to a few moves. An append after an overflow may still
+ * fit; the result is -ENOSPC all the same.
+ */
+static __always_inline void kweb_out_mem(struct kweb_out *o, const char *s,
+					 size_t n)
 {
-	if (o->overflow || o->size - o->len < n + 1) {
+	if (unlikely(o->size - o->len <= n)) {
 		o->overflow = true;
 		return;
 	}
 	memcpy(o->buf + o->len, s, n);
 	o->len += n;
-	o->buf[o->len] = '\0';
 }
 
-/* Inlined, so that strlen() of the literals most calls pass folds away. */
-static inline void kweb_out_str(struct kweb_out *o, const char *s)
+static __always_inline void kweb_out_str(struct kweb_out *o, const char *s)
 {
 	kweb_out_mem(o, s, strlen(s));
 }
 
+/* NUL-terminate: the length, or -ENOSPC if something did not fit. */
+static int kweb_out_end(struct kweb_out *o)
+{
+	if (o->size)
+		o->buf[o->len] = '\0';
+	return o->overflow ? -ENOSPC : (int)o->len;
+}
+
+/* Two digits a division: a length is formatted into every response. */
 static void kweb_out_u64(struct kweb_out *o, u64 v)
 {
-	char tmp[21];
+	char tmp[20];
 	int i = sizeof(tmp);
 
-	do {
+	while (v >= 100) {
+		unsigned int r = v % 100;
+
+		v /= 100;
+		tmp[--i] = '0' + r % 10;
+		tmp[--i] = '0' + r / 10;
+	}
+	if (v >= 10)
 		tmp[--i] = '0' + v % 10;
-		v /= 10;
-	} while (v);
+	tmp[--i] = '0' + (v >= 10 ? v / 10 : v);
 	kweb_out_mem(o, tmp + i, sizeof(tmp) - i);
 }
 
@@ -100,8 +123,9 @@ static void kweb_out_path(struct kweb_out *o, const char *p, size_t n)
 	}
 }
 
-static void kweb_out_field(struct kweb_out *o, const char *name,
-			   const char *value)
+static __always_inline void kweb_out_field(struct kweb_out *o,
+					   const char *name,
+					   const char *value)
 {
 	kweb_out_str(o, name);
 	kweb_out_str(o, ": ");
@@ -109,16 +133,32 @@ static void kweb_out_field(struct kweb_out *o, const char *name,
 	kweb_out_str(o, "\r\n");
 }
 
+/* A date field: an IMF-fixdate is always as long. */
+static __always_inline void kweb_out_date(struct kweb_out *o,
+					  const char *name, const char *date)
+{
+	kweb_out_str(o, name);
+	kweb_out_str(o, ": ");
+	kweb_out_mem(o, date, KWEB_HTTP_DATE_LEN);
+	kweb_out_str(o, "\r\n");
+}
+
 int kweb_resp_format(char *buf, size_t size, const struct kweb_resp_hdr *h)
 {
 	struct kweb_out o = { .buf = buf, .size = size };
 
-	kweb_out_str(&o, "HTTP/1.1 ");
-	kweb_out_u64(&o, h->status);
-	kweb_out_str(&o, " ");
-	kweb_out_str(&o, kweb_status_reason(h->status));
-	kweb_out_str(&o, "\r\nServer: kweb\r\n");
-	kweb_out_field(&o, "Date", h->date);
+	/* The status line of nearly every response, as one copy. */
+	if (h->status == 200) {
+		kweb_out_str(&o, "HTTP/1.1 200 OK\r\n");
+	} else {
+		kweb_out_str(&o, "HTTP/1.1 ");
+		kweb_out_u64(&o, h->status);
+		kweb_out_str(&o, " ");
+		kweb_out_str(&o, kweb_status_reason(h->status));
+		kweb_out_str(&o, "\r\n");
+	}
+	kweb_out_str(&o, "Server: kweb\r\n");
+	kweb_out_date(&o, "Date", h->date);
 	if (h->content_type)
 		kweb_out_field(&o, "Content-Type", h->content_type);
 	if (h->has_length) {
@@ -127,7 +167,7 @@ int kweb_resp_format(char *buf, size_t size, const struct kweb_resp_hdr *h)
 		kweb_out_str(&o, "\r\n");
 	}
 	if (h->last_modified)
-		kweb_out_field(&o, "Last-Modified", h->last_modified);
+		kweb_out_date(&o, "Last-Modified", h->last_modified);
 	if (h->close)
 		kweb_out_str(&o, "Connection: close\r\n");
 	else if (h->keep_alive)
@@ -139,7 +179,7 @@ int kweb_resp_format(char *buf, size_t size, const struct kweb_resp_hdr *h)
 	if (h->etag)
 		kweb_out_field(&o, "ETag", h->etag);
 	if (h->expires)
-		kweb_out_field(&o, "Expires", h->expires);
+		kweb_out_date(&o, "Expires", h->expires);
 	if (h->cache_control.len) {
 		kweb_out_str(&o, "Cache-Control: ");
 		kweb_out_mem(&o, h->cache_control.p, h->cache_control.len);
@@ -177,7 +217,7 @@ int kweb_resp_format(char *buf, size_t size, const struct kweb_resp_hdr *h)
 	if (h->accept_ranges)
 		kweb_out_str(&o, "Accept-Ranges: bytes\r\n");
 	kweb_out_str(&o, "\r\n");
-	return o.overflow ? -ENOSPC : (int)o.len;
+	return kweb_out_end(&o);
 }
 
 int kweb_error_body(char *buf, size_t size, u16 status)
@@ -195,5 +235,5 @@ int kweb_error_body(char *buf, size_t size, u16 status)
 				   : "</title></head>\r\n<body>\r\n<center><h1>");
 	}
 	kweb_out_str(&o, "<hr><center>kweb</center>\r\n</body>\r\n</html>\r\n");
-	return o.overflow ? -ENOSPC : (int)o.len;
+	return kweb_out_end(&o);
 }

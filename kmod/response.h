@@ -10,7 +10,8 @@ struct kweb_resp_hdr {
 	u16 status;
 	bool close;			/* Connection: close */
 	bool keep_alive;		/* Connection: keep-alive (HTTP/1.0) */
-	const char *date;		/* IMF-fixdate, required */
+	/* Dates are IMF-fixdates, KWEB_HTTP_DATE_LEN bytes. */
+	const char *date;		/* required */
 	const char *content_type;
 	bool has_length;
 	u64 length;

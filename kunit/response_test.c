@@ -130,6 +130,38 @@ static void kweb_resp_error_body(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, n, (int)strlen(buf));
 }
 
+/* Content-Length of every number of digits, two at a time or one. */
+static void kweb_resp_lengths(struct kunit *test)
+{
+	static const struct {
+		u64 v;
+		const char *s;
+	} cases[] = {
+		{ 0, "0" }, { 7, "7" }, { 10, "10" }, { 99, "99" },
+		{ 100, "100" }, { 101, "101" }, { 1000, "1000" },
+		{ 12345, "12345" }, { 1048576, "1048576" },
+		{ 18446744073709551615ULL, "18446744073709551615" },
+	};
+	char buf[256], want[64];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct kweb_resp_hdr h = {
+			.status = 404, .date = DATE, .has_length = true,
+			.length = cases[i].v,
+		};
+
+		KUNIT_ASSERT_GT(test, kweb_resp_format(buf, sizeof(buf), &h),
+				0);
+		snprintf(want, sizeof(want), "\r\nContent-Length: %s\r\n",
+			 cases[i].s);
+		KUNIT_EXPECT_TRUE_MSG(test, strstr(buf, want) != NULL, "%s",
+				      cases[i].s);
+		KUNIT_EXPECT_TRUE(test,
+				  !strncmp(buf, "HTTP/1.1 404 Not Found\r\n", 24));
+	}
+}
+
 static void kweb_resp_reasons(struct kunit *test)
 {
 	KUNIT_EXPECT_STREQ(test, kweb_status_reason(200), "OK");
@@ -150,6 +182,7 @@ static struct kunit_case kweb_response_cases[] = {
 	KUNIT_CASE(kweb_resp_overflow),
 	KUNIT_CASE(kweb_resp_error_body),
 	KUNIT_CASE(kweb_resp_reasons),
+	KUNIT_CASE(kweb_resp_lengths),
 	{}
 };
 
