@@ -6,7 +6,9 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/bottom_half.h>
 #include <linux/fs.h>
+#include <linux/percpu.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
 #include <net/inet_sock.h>
@@ -43,6 +45,35 @@ struct kweb_scratch {
 };
 
 static struct kweb_scratch __percpu *kweb_scratch;
+
+/*
+ * The Date of this second, formatted once per second and CPU rather than
+ * per response: every response carries one.
+ */
+struct kweb_date_cache {
+	s64 sec;
+	char str[KWEB_HTTP_DATE_LEN + 1];
+};
+
+static DEFINE_PER_CPU(struct kweb_date_cache, kweb_date_cache) = {
+	.sec = -1,
+};
+
+/* Softirq shares the CPU's cache with the worker: it waits meanwhile. */
+static void kweb_date_now(char out[KWEB_HTTP_DATE_LEN + 1])
+{
+	s64 now = ktime_get_real_seconds();
+	struct kweb_date_cache *dc;
+
+	local_bh_disable();
+	dc = this_cpu_ptr(&kweb_date_cache);
+	if (dc->sec != now) {
+		kweb_http_date_format(now, dc->str);
+		dc->sec = now;
+	}
+	memcpy(out, dc->str, sizeof(dc->str));
+	local_bh_enable();
+}
 
 int kweb_request_init(void)
 {
@@ -125,7 +156,7 @@ struct kweb_reply {
 static void kweb_reply_init(struct kweb_reply *rp, struct kweb_resp_hdr *h,
 			    u16 status)
 {
-	kweb_http_date_format(ktime_get_real_seconds(), rp->date);
+	kweb_date_now(rp->date);
 	memset(h, 0, sizeof(*h));
 	h->status = status;
 	h->date = rp->date;
