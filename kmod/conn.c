@@ -174,18 +174,39 @@ static void kweb_conn_state_change(struct sock *sk)
 static void kweb_conn_timeout(struct timer_list *t)
 {
 	struct kweb_conn *conn = from_timer(conn, t, timer);
+	unsigned long deadline = READ_ONCE(conn->deadline);
 
 	/* A starved send's retry, until its own timeout: kweb_conn_wait_room(). */
-	if (!READ_ONCE(conn->starved) ||
-	    !time_before(jiffies, READ_ONCE(conn->send_deadline)))
-		WRITE_ONCE(conn->timed_out, true);
+	if (READ_ONCE(conn->starved)) {
+		if (!time_before(jiffies, READ_ONCE(conn->send_deadline)))
+			WRITE_ONCE(conn->timed_out, true);
+		kweb_conn_queue(conn);
+		return;
+	}
+	/* The deadline moved on since the timer was set: follow it. */
+	if (time_before(jiffies, deadline)) {
+		timer_reduce(&conn->timer, deadline);
+		return;
+	}
+	WRITE_ONCE(conn->timed_out, true);
 	kweb_conn_queue(conn);
 }
 
+/*
+ * Start a timeout of seconds from now. The timer is only ever brought
+ * forward: a later deadline, the usual case (each request moves it on),
+ * is a store, and the timer, when it fires early, follows it. A busy
+ * keep-alive connection so costs no timer operation per request. Both
+ * sides use timer_reduce(), so the timer never ends up after the newest
+ * deadline, however they race.
+ */
 static void kweb_conn_arm(struct kweb_conn *conn, unsigned int seconds)
 {
+	unsigned long deadline = jiffies + seconds * HZ;
+
 	WRITE_ONCE(conn->starved, false);
-	mod_timer(&conn->timer, jiffies + seconds * HZ);
+	WRITE_ONCE(conn->deadline, deadline);
+	timer_reduce(&conn->timer, deadline);
 }
 
 /*

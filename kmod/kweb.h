@@ -301,7 +301,8 @@ struct kweb_conn {
 	struct kref ref;		/* owner, plus one per queued work */
 	struct work_struct work;
 	struct llist_node close_node;	/* ended in softirq, to be closed */
-	struct timer_list timer;
+	struct timer_list timer;	/* never after deadline; may be before */
+	unsigned long deadline;		/* when the current timeout runs out */
 	unsigned long send_deadline;	/* starved: when the send times out */
 	bool timed_out;
 	bool abort;			/* server stopping */
