@@ -27,25 +27,24 @@
  * and would silently copy, so the test is for sendpage.
  */
 #ifdef MSG_SENDPAGE_NOTLAST
-static inline int kweb_tcp_send_page(struct sock *sk, struct page *page,
-				     int offset, size_t len, int flags)
-{
-	if (flags & MSG_MORE)
-		flags |= MSG_SENDPAGE_NOTLAST;
-	return do_tcp_sendpages(sk, page, offset, len, flags);
-}
-
-static inline int kweb_tcp_send_pages(struct sock *sk, struct bio_vec *bv,
-				      unsigned int nr, size_t len, int flags)
+/* A page a call: on the locked sk, or through sock (which locks it). */
+static inline int kweb_sendpage_each(struct sock *sk, struct socket *sock,
+				     struct bio_vec *bv, unsigned int nr,
+				     int flags)
 {
 	unsigned int i;
 	int sent = 0;
 
 	for (i = 0; i < nr; i++) {
-		int n = kweb_tcp_send_page(sk, bv[i].bv_page, bv[i].bv_offset,
-					   bv[i].bv_len,
-					   i + 1 < nr ? flags | MSG_MORE : flags);
+		int f = i + 1 < nr ? flags | MSG_MORE : flags;
+		int n;
 
+		if (f & MSG_MORE)
+			f |= MSG_SENDPAGE_NOTLAST;
+		n = sock ? kernel_sendpage(sock, bv[i].bv_page,
+					   bv[i].bv_offset, bv[i].bv_len, f) :
+			do_tcp_sendpages(sk, bv[i].bv_page, bv[i].bv_offset,
+					 bv[i].bv_len, f);
 		if (n <= 0)
 			return sent ? sent : n;
 		sent += n;
@@ -53,6 +52,12 @@ static inline int kweb_tcp_send_pages(struct sock *sk, struct bio_vec *bv,
 			break;
 	}
 	return sent;
+}
+
+static inline int kweb_tcp_send_pages(struct sock *sk, struct bio_vec *bv,
+				      unsigned int nr, size_t len, int flags)
+{
+	return kweb_sendpage_each(sk, NULL, bv, nr, flags);
 }
 #else
 static inline int kweb_tcp_send_pages(struct sock *sk, struct bio_vec *bv,
@@ -63,39 +68,27 @@ static inline int kweb_tcp_send_pages(struct sock *sk, struct bio_vec *bv,
 	iov_iter_bvec(&msg.msg_iter, ITER_SOURCE, bv, nr, len);
 	return tcp_sendmsg_locked(sk, &msg, len);
 }
-
-static inline int kweb_tcp_send_page(struct sock *sk, struct page *page,
-				     int offset, size_t len, int flags)
-{
-	struct bio_vec bvec;
-
-	bvec_set_page(&bvec, page, len, offset);
-	return kweb_tcp_send_pages(sk, &bvec, 1, len, flags);
-}
 #endif
 
 /*
- * A page by reference on a socket of its own, the socket unlocked (a
- * kTLS socket: tls_sw_sendpage() on 6.1, tls_sw_sendmsg() with
- * MSG_SPLICE_PAGES on 6.12; either encrypts into records of its own).
+ * Pages by reference on a socket of its own, the socket unlocked (a
+ * kTLS socket: tls_sw_sendpage() a page at a time on 6.1, one
+ * tls_sw_sendmsg() with MSG_SPLICE_PAGES for them all on 6.12; either
+ * encrypts into records of its own).
  */
 #ifdef MSG_SENDPAGE_NOTLAST
-static inline int kweb_sock_send_page(struct socket *sock, struct page *page,
-				      int offset, size_t len, int flags)
+static inline int kweb_sock_send_pages(struct socket *sock, struct bio_vec *bv,
+				       unsigned int nr, size_t len, int flags)
 {
-	if (flags & MSG_MORE)
-		flags |= MSG_SENDPAGE_NOTLAST;
-	return kernel_sendpage(sock, page, offset, len, flags);
+	return kweb_sendpage_each(sock->sk, sock, bv, nr, flags);
 }
 #else
-static inline int kweb_sock_send_page(struct socket *sock, struct page *page,
-				      int offset, size_t len, int flags)
+static inline int kweb_sock_send_pages(struct socket *sock, struct bio_vec *bv,
+				       unsigned int nr, size_t len, int flags)
 {
 	struct msghdr msg = { .msg_flags = flags | MSG_SPLICE_PAGES };
-	struct bio_vec bvec;
 
-	bvec_set_page(&bvec, page, len, offset);
-	iov_iter_bvec(&msg.msg_iter, ITER_SOURCE, &bvec, 1, len);
+	iov_iter_bvec(&msg.msg_iter, ITER_SOURCE, bv, nr, len);
 	return sock_sendmsg(sock, &msg);
 }
 #endif

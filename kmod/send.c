@@ -104,18 +104,28 @@ static int kweb_send_copy(struct kweb_conn *conn, struct page *page,
 	return n;
 }
 
+/* Pages TCP (or kTLS) may hold references on, len bytes of them. */
+static int kweb_send_pages(struct kweb_conn *conn, struct bio_vec *bv,
+			   unsigned int nr, size_t len, int flags)
+{
+	int n = conn->file ? kweb_tls_send_pages(conn, bv, nr, len, flags) :
+		kweb_tcp_send_pages(conn->sk, bv, nr, len, flags);
+
+	if (n > 0)
+		kweb_stat_add(conn->srv->stats, KWEB_STAT_BODY_SPLICED, n);
+	return n;
+}
+
 /* Part of one page: by reference where TCP may keep one, else copied. */
 static int kweb_send_page(struct kweb_conn *conn, struct page *page,
 			  size_t off, size_t len, int flags)
 {
+	struct bio_vec bv;
 	int n;
 
 	if (sendpage_ok(page)) {
-		n = conn->file ?
-		    kweb_tls_send_page(conn, page, off, len, flags) :
-		    kweb_tcp_send_page(conn->sk, page, off, len, flags);
-		if (n > 0)
-			kweb_stat_add(conn->srv->stats, KWEB_STAT_BODY_SPLICED, n);
+		bvec_set_page(&bv, page, len, off);
+		n = kweb_send_pages(conn, &bv, 1, len, flags);
 	} else {
 		n = kweb_send_copy(conn, page, off, len, flags);
 		if (n > 0)
@@ -193,11 +203,11 @@ static unsigned int kweb_entry_pages(const struct kweb_response *r,
 }
 
 /*
- * From a cache entry, whose pages it holds: never sleeps. Cleartext
- * hands TCP up to KWEB_SEND_BATCH pages a call, as splice() does a pipe's
- * worth: a large body costs a sixteenth of the calls, each with its own
- * checks and push. Any page that cannot go so goes alone, the way that
- * tells it apart.
+ * From a cache entry, whose pages it holds: never sleeps. TCP (or kTLS,
+ * on 6.12) gets up to KWEB_SEND_BATCH pages a call, as splice() hands it
+ * a pipe's worth: a large body costs a sixteenth of the calls, each with
+ * its own locking, checks and push. Any page that cannot go so goes
+ * alone, the way that tells it apart.
  */
 static int kweb_send_entry(struct kweb_conn *conn)
 {
@@ -205,21 +215,17 @@ static int kweb_send_entry(struct kweb_conn *conn)
 	struct bio_vec bv[KWEB_SEND_BATCH];
 
 	while (r->pos < r->end) {
-		unsigned int nr = 0;
+		unsigned int nr;
 		size_t off, len;
 		struct page *page;
 		int n;
 
-		if (!conn->file)
-			nr = kweb_entry_pages(r, bv, &len);
+		nr = kweb_entry_pages(r, bv, &len);
 		if (nr > 1) {
-			n = kweb_tcp_send_pages(conn->sk, bv, nr, len,
-						kweb_send_flags(conn,
-								r->pos + len <
-								r->end));
-			if (n > 0)
-				kweb_stat_add(conn->srv->stats,
-					      KWEB_STAT_BODY_SPLICED, n);
+			n = kweb_send_pages(conn, bv, nr, len,
+					    kweb_send_flags(conn,
+							    r->pos + len <
+							    r->end));
 		} else {
 			page = kweb_entry_page(r, &off, &len);
 			if (!page)

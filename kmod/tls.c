@@ -499,11 +499,11 @@ int kweb_tls_send_buf(struct kweb_conn *conn, const void *data, size_t len,
 						  len));
 }
 
-int kweb_tls_send_page(struct kweb_conn *conn, struct page *page,
-		       size_t off, size_t len, int flags)
+int kweb_tls_send_pages(struct kweb_conn *conn, struct bio_vec *bv,
+			unsigned int nr, size_t len, int flags)
 {
-	return kweb_tls_sent(conn, kweb_sock_send_page(conn->sock, page, off,
-						       len, flags));
+	return kweb_tls_sent(conn, kweb_sock_send_pages(conn->sock, bv, nr,
+							len, flags));
 }
 
 /*

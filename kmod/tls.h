@@ -38,8 +38,8 @@ bool kweb_tls_eof(struct kweb_conn *conn);
 /* Sends through kTLS, which takes the socket lock itself. */
 int kweb_tls_send_buf(struct kweb_conn *conn, const void *data, size_t len,
 		      int flags);
-int kweb_tls_send_page(struct kweb_conn *conn, struct page *page,
-		       size_t off, size_t len, int flags);
+int kweb_tls_send_pages(struct kweb_conn *conn, struct bio_vec *bv,
+			unsigned int nr, size_t len, int flags);
 /*
  * A response sent: close_notify after the last one, and 0 once kTLS has
  * given TCP every record, or -EAGAIN until then.
