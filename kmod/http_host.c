@@ -15,20 +15,18 @@
 
 static bool kweb_host_hex(char c)
 {
-	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') ||
-	       (c >= 'A' && c <= 'F');
+	return kweb_http_is(c, KWEB_CT_HEX);
 }
 
 static bool kweb_host_digit(char c)
 {
-	return c >= '0' && c <= '9';
+	return kweb_http_is(c, KWEB_CT_DIGIT);
 }
 
 /* unreserved / sub-delims: ALPHA DIGIT "-._~!$&'()*+,;=" (RFC 3986 2.3, 2.2) */
 static bool kweb_host_unres_sub(char c)
 {
-	return kweb_http_in_set(c, 0x2bff7fd200000000ULL,
-				0x47fffffe87fffffeULL);
+	return kweb_http_is(c, KWEB_CT_HOST);
 }
 
 /* IPv4address: four dec-octets, 0 to 255 without leading zeros. */

@@ -45,13 +45,13 @@ struct kweb_hp {
 /* Anything visible, and obs-text like nginx; never SP, CTL or DEL. */
 static bool kweb_hp_target_char(unsigned char c)
 {
-	return c > 0x20 && c != 0x7f;
+	return kweb_http_is(c, KWEB_CT_TARGET);
 }
 
 /* field-content: VCHAR, obs-text, SP and HTAB. */
 static bool kweb_hp_value_char(unsigned char c)
 {
-	return c == '\t' || (c >= 0x20 && c != 0x7f);
+	return kweb_http_is(c, KWEB_CT_VALUE);
 }
 
 static bool kweb_hp_str_is(struct kweb_str s, const char *lit)
@@ -308,14 +308,39 @@ static int kweb_hp_preface(struct kweb_hp *h)
 	return KWEB_HP_DONE;
 }
 
+/*
+ * %s"HTTP" "/" DIGIT "." DIGIT at *i, case-sensitive (RFC 9112 2.3).
+ * Nearly every request is HTTP/1.1: its eight bytes are compared at once.
+ */
+static int kweb_hp_version(const char *b, size_t end, size_t *i)
+{
+	static const char proto[] = "HTTP/1.1";
+	size_t k, n = sizeof(proto) - 1;
+
+	if (end - *i >= n && !memcmp(b + *i, proto, n)) {
+		*i += n;
+		return KWEB_HP_DONE;
+	}
+	for (k = 0; k < n; k++, (*i)++) {
+		if (*i == end)
+			return KWEB_HP_MORE;
+		if (k == 5 || k == 7) {
+			if (!kweb_http_is(b[*i], KWEB_CT_DIGIT))
+				return 400;
+		} else if (b[*i] != proto[k]) {
+			return 400;
+		}
+	}
+	return KWEB_HP_DONE;
+}
+
 /* method SP request-target SP HTTP-version CRLF, from *pos. */
 static int kweb_hp_request_line(struct kweb_hp *h, size_t *pos)
 {
-	static const char proto[] = "HTTP/1.1";
 	struct kweb_request *req = h->req;
 	const char *b = h->buf;
 	size_t end = h->end;
-	size_t i = *pos, s = *pos, k;
+	size_t i = *pos, s = *pos;
 	int rc;
 
 	while (i < end && kweb_http_tchar(b[i]))
@@ -342,18 +367,10 @@ static int kweb_hp_request_line(struct kweb_hp *h, size_t *pos)
 	if (!kweb_hp_authority_ok(req->target))
 		return 400;
 
-	/* %s"HTTP" "/" DIGIT "." DIGIT, case-sensitive (RFC 9112 2.3) */
 	i++;
-	for (k = 0; k < sizeof(proto) - 1; k++, i++) {
-		if (i == end)
-			return KWEB_HP_MORE;
-		if (k == 5 || k == 7) {
-			if (b[i] < '0' || b[i] > '9')
-				return 400;
-		} else if (b[i] != proto[k]) {
-			return 400;
-		}
-	}
+	rc = kweb_hp_version(b, end, &i);
+	if (rc)
+		return rc;
 	req->major = b[i - 3] - '0';
 	req->minor = b[i - 1] - '0';
 

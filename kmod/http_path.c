@@ -10,6 +10,7 @@
  * room in out.
  */
 #include "http_path.h"
+#include "http_token.h"
 
 struct kweb_pt {
 	char *out;
@@ -167,7 +168,7 @@ int kweb_path_normalize(const char *target, size_t len, char *out,
 		char c = target[i];
 
 		/* Most bytes: within a segment, written as they are. */
-		if (n.plain && c != '/' && c != '%' && !kweb_pt_ctl(c) &&
+		if (n.plain && kweb_http_is(c, KWEB_CT_PATH) &&
 		    n.o + 1 < n.size) {
 			out[n.o++] = c;
 			continue;

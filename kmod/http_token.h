@@ -9,21 +9,28 @@
 #include "pure.h"
 
 /*
- * Whether byte c is in the set of ASCII bytes whose bits are set in lo
- * (c < 64) and hi (64 <= c < 128). The parsers' classes are such sets:
- * every byte of every head is tested, and a shift costs less than a
- * chain of comparisons.
+ * Character classes (http_token.c): one table entry per byte, a bit per
+ * class. Every byte of every head is tested against one of them.
  */
-static inline bool kweb_http_in_set(unsigned char c, u64 lo, u64 hi)
+#define KWEB_CT_TCHAR	0x01	/* tchar (RFC 9110 5.6.2) */
+#define KWEB_CT_VALUE	0x02	/* field-content: VCHAR, obs-text, SP, HTAB */
+#define KWEB_CT_TARGET	0x04	/* a target's: VCHAR and obs-text, like nginx */
+#define KWEB_CT_HOST	0x08	/* unreserved / sub-delims (RFC 3986 2.3, 2.2) */
+#define KWEB_CT_HEX	0x10	/* HEXDIG */
+#define KWEB_CT_DIGIT	0x20	/* DIGIT */
+#define KWEB_CT_PATH	0x40	/* a target's but "/%?#": copied as it is */
+
+extern const u8 kweb_http_ctype[256];
+
+static inline bool kweb_http_is(unsigned char c, u8 class)
 {
-	return c < 128 && (((c < 64 ? lo : hi) >> (c & 63)) & 1);
+	return kweb_http_ctype[c] & class;
 }
 
 /* tchar: ALPHA, DIGIT and "!#$%&'*+-.^_`|~" (RFC 9110 5.6.2). */
 static inline bool kweb_http_tchar(unsigned char c)
 {
-	return kweb_http_in_set(c, 0x03ff6cfa00000000ULL,
-				0x57ffffffc7fffffeULL);
+	return kweb_http_is(c, KWEB_CT_TCHAR);
 }
 
 /* OWS: optional whitespace. */

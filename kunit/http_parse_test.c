@@ -738,22 +738,6 @@ static void head_ready_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, points[1], sizeof(lf) - 1);
 }
 
-/* The bit tables of kweb_http_tchar() against RFC 9110's tchar. */
-static void tchar_test(struct kunit *test)
-{
-	static const char special[] = "!#$%&'*+-.^_`|~";
-	unsigned int c;
-
-	for (c = 0; c < 256; c++) {
-		bool want = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
-			    (c >= 'A' && c <= 'Z') ||
-			    (c && memchr(special, c, sizeof(special) - 1));
-
-		KUNIT_EXPECT_EQ_MSG(test, kweb_http_tchar(c), want,
-				    "byte 0x%02x", c);
-	}
-}
-
 /*
  * A head that came whole is ready without a scan; a tail that ends in a
  * blank line but holds no head yet is scanned as usual from then on.
@@ -965,7 +949,6 @@ static struct kunit_case kweb_http_parse_cases[] = {
 	KUNIT_CASE(head_ready_test),
 	KUNIT_CASE(head_ready_linear_test),
 	KUNIT_CASE(head_ready_tail_test),
-	KUNIT_CASE(tchar_test),
 	KUNIT_CASE_PARAM(split_test, split_gen_params),
 	{}
 };

@@ -3,6 +3,7 @@
  * The pure-logic sources of kweb.ko, built once more into kweb_test.ko so
  * the suites test exactly the code the server runs.
  */
+#include "../kmod/http_token.c"
 #include "../kmod/http_parse.c"
 #include "../kmod/http_encoding.c"
 #include "../kmod/http_host.c"
