@@ -851,6 +851,14 @@ def socket_in_netns(path):
         os.close(other)
 
 
+def sock_adopt(g, fam, e, lid, fd):
+    """KWEB_CMD_SOCK_ADOPT of descriptor fd for listener lid, raw:
+    (errno, extack message, reply)."""
+    return g.talk(fam, e["KWEB_CMD_SOCK_ADOPT"],
+                  [nla(e["KWEB_A_LISTENER_ID"], struct.pack("=I", lid)),
+                   nla(e["KWEB_A_LISTENER_FD"], struct.pack("=I", fd))])
+
+
 @TESTS.test("raw netlink: sock-adopt takes only a connected kTLS socket of "
             "the TLS listener's own namespace; what it refuses stays the "
             "caller's")
@@ -870,13 +878,8 @@ def t_sock_adopt_refused():
         added = lst[0]["id"]
         before = proc()[0]["tls_connections"]
 
-        def adopt(lid, fd):
-            return g.talk(fam, e["KWEB_CMD_SOCK_ADOPT"],
-                          [nla(e["KWEB_A_LISTENER_ID"], struct.pack("=I", lid)),
-                           nla(e["KWEB_A_LISTENER_FD"], struct.pack("=I", fd))])
-
         def refused(what, lid, fd, errno, text):
-            err, msg, _ = adopt(lid, fd)
+            err, msg, _ = sock_adopt(g, fam, e, lid, fd)
             check(err == errno and text in msg,
                   "%s: errno %d %r, want %d %r" % (what, err, msg, errno, text))
             note("%s -> %s" % (what, msg))
@@ -970,11 +973,7 @@ def t_sock_adopt_taken():
         before = proc()[0]["tls_connections"]
 
         def adopt(fd):
-            return g.talk(fam, e["KWEB_CMD_SOCK_ADOPT"],
-                          [nla(e["KWEB_A_LISTENER_ID"],
-                               struct.pack("=I", added)),
-                           nla(e["KWEB_A_LISTENER_FD"],
-                               struct.pack("=I", fd))])
+            return sock_adopt(g, fam, e, added, fd)
 
         # Alone: the descriptor is closed, the socket kweb's.
         cli, srv = ktls_pair()

@@ -239,25 +239,31 @@ user_net_up() {
 }
 
 # --- kwebtlsd --------------------------------------------------------------
-# tlsd_start [--net-admin] CONF [ARG...]: $TLSD (kwebtlsd) as nobody (with
-# CAP_NET_ADMIN, which giving sockets to kweb needs, if asked), its stderr
-# in $RUN_DIR/kwebtlsd.err, its pid in TLSD_PID; one test line, once it
-# says it is ready (within 10 s).
+# tlsd_start [--net-admin] [--netns NS] CONF [ARG...]: $TLSD (kwebtlsd) as
+# nobody (with CAP_NET_ADMIN, which giving sockets to kweb needs, if
+# asked; in network namespace NS if given), its stderr in
+# $RUN_DIR/kwebtlsd.err, its pid in TLSD_PID; one test line, once it says
+# it is ready (within 10 s).
 tlsd_start() {
-  local caps=()
-  if [[ $1 == --net-admin ]]; then
-    caps=(--inh-caps +net_admin --ambient-caps +net_admin)
+  local caps=() netns=() where=''
+  while :; do
+    case $1 in
+      --net-admin) caps=(--inh-caps +net_admin --ambient-caps +net_admin) ;;
+      --netns) netns=(ip netns exec "$2"); where=" in namespace $2"; shift ;;
+      *) break ;;
+    esac
     shift
-  fi
-  setpriv --reuid nobody --regid nogroup --clear-groups "${caps[@]}" \
-    "${TLSD:?}" -c "$@" 2>"$RUN_DIR/kwebtlsd.err" &
+  done
+  "${netns[@]}" setpriv --reuid nobody --regid nogroup --clear-groups \
+    "${caps[@]}" "${TLSD:?}" -c "$@" 2>"$RUN_DIR/kwebtlsd.err" &
   # shellcheck disable=SC2034 # the caller's, to signal and wait for
   TLSD_PID=$!
   for _ in $(seq 50); do
     grep -q ready "$RUN_DIR/kwebtlsd.err" 2>/dev/null && break
     sleep 0.2
   done
-  check "$TAG kwebtlsd starts as nobody" grep -q ready "$RUN_DIR/kwebtlsd.err"
+  check "$TAG kwebtlsd starts as nobody$where" \
+    grep -q ready "$RUN_DIR/kwebtlsd.err"
 }
 
 # want NAME NEEDLE TEXT: ok if TEXT has NEEDLE, else TEXT as diagnostics.

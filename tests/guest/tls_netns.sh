@@ -86,15 +86,7 @@ listener $id
 cert $BASE/k.pem $BASE/k.key
 handshake_timeout 5
 EOF
-ip netns exec "$NS" setpriv --reuid nobody --regid nogroup --clear-groups \
-  --inh-caps +net_admin --ambient-caps +net_admin \
-  "$TLSD" -c "$BASE/tls.conf" 2>"$RUN_DIR/kwebtlsd.err" &
-TLSD_PID=$!
-for _ in $(seq 50); do
-  grep -q ready "$RUN_DIR/kwebtlsd.err" 2>/dev/null && break
-  sleep 0.2
-done
-check "$TAG kwebtlsd in the namespace" grep -q ready "$RUN_DIR/kwebtlsd.err"
+tlsd_start --net-admin --netns "$NS" "$BASE/tls.conf"
 
 "$PY" "$CLIENT" --host 10.205.0.2 --port 443 --idle "$IDLE" --slow "$SLOW" \
   --wait $((BOUND + 10)) >"$RUN_DIR/client.out" 2>&1 &
