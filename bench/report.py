@@ -533,8 +533,9 @@ def chart(table, path):
                     continue
                 xs.append(j + (i - (len(comps) - 1) / 2) * width)
                 ys.append(v)
-                lo.append(v - min(pr) if pr else 0)
-                hi.append(max(pr) - v if pr else 0)
+                # A run missing from a round can leave v outside pr.
+                lo.append(max(0, v - min(pr)) if pr else 0)
+                hi.append(max(0, max(pr) - v) if pr else 0)
             label = names[c] if key == "rps" else SERVER_NAMES.get(
                 table[c][0].a.server(), c) + (" (A/A side A)" if c == "aa" else "")
             ax.bar(xs, ys, width, yerr=[lo, hi], capsize=3, label=label,
