@@ -13,22 +13,6 @@
 #include "http_host.h"
 #include "http_token.h"
 
-static bool kweb_host_hex(char c)
-{
-	return kweb_http_is(c, KWEB_CT_HEX);
-}
-
-static bool kweb_host_digit(char c)
-{
-	return kweb_http_is(c, KWEB_CT_DIGIT);
-}
-
-/* unreserved / sub-delims: ALPHA DIGIT "-._~!$&'()*+,;=" (RFC 3986 2.3, 2.2) */
-static bool kweb_host_unres_sub(char c)
-{
-	return kweb_http_is(c, KWEB_CT_HOST);
-}
-
 /* IPv4address: four dec-octets, 0 to 255 without leading zeros. */
 static bool kweb_host_ipv4(const char *p, size_t len)
 {
@@ -44,7 +28,7 @@ static bool kweb_host_ipv4(const char *p, size_t len)
 				return false;
 			s = ++i;
 		}
-		while (i < len && kweb_host_digit(p[i]) && i - s < 3)
+		while (i < len && kweb_http_is(p[i], KWEB_CT_DIGIT) && i - s < 3)
 			v = v * 10 + (p[i++] - '0');
 		if (i == s || v > 255 || (p[s] == '0' && i - s > 1))
 			return false;
@@ -70,7 +54,7 @@ static bool kweb_host_ipv6(const char *p, size_t len)
 	while (i < len) {
 		size_t s = i;
 
-		while (i < len && kweb_host_hex(p[i]) && i - s < 5)
+		while (i < len && kweb_http_is(p[i], KWEB_CT_HEX) && i - s < 5)
 			i++;
 		if (i < len && p[i] == '.') {
 			/* The IPv4 tail ends the address. */
@@ -103,12 +87,12 @@ static bool kweb_host_ipvfuture(const char *p, size_t len)
 
 	if (!len || (p[0] != 'v' && p[0] != 'V'))
 		return false;
-	while (i < len && kweb_host_hex(p[i]))
+	while (i < len && kweb_http_is(p[i], KWEB_CT_HEX))
 		i++;
 	if (i == 1 || i == len || p[i] != '.' || ++i == len)
 		return false;
 	for (; i < len; i++)
-		if (!kweb_host_unres_sub(p[i]) && p[i] != ':')
+		if (!kweb_http_is(p[i], KWEB_CT_HOST) && p[i] != ':')
 			return false;
 	return true;
 }
@@ -139,13 +123,13 @@ static int kweb_host_part(const char *p, size_t len)
 	}
 	for (i = 0; i < len && p[i] != ':'; i++) {
 		if (p[i] == '%') {
-			if (len - i < 3 || !kweb_host_hex(p[i + 1]) ||
-			    !kweb_host_hex(p[i + 2]))
+			if (len - i < 3 || !kweb_http_is(p[i + 1], KWEB_CT_HEX) ||
+			    !kweb_http_is(p[i + 2], KWEB_CT_HEX))
 				return -EINVAL;
 			i += 2;
 			continue;
 		}
-		if (!kweb_host_unres_sub(p[i]))
+		if (!kweb_http_is(p[i], KWEB_CT_HOST))
 			return -EINVAL;
 		if (p[i] == '.' && i && p[i - 1] == '.')
 			return -EINVAL;
@@ -166,7 +150,7 @@ bool kweb_authority_ok(const char *p, size_t len)
 	if (p[n] != ':')
 		return false;
 	for (i = n + 1; i < len; i++)
-		if (!kweb_host_digit(p[i]))
+		if (!kweb_http_is(p[i], KWEB_CT_DIGIT))
 			return false;
 	return true;
 }
@@ -186,7 +170,7 @@ static bool kweb_host_is_name(const char *p, size_t n)
 				return false;
 			continue;
 		}
-		if (!((c >= 'a' && c <= 'z') || kweb_host_digit(c) ||
+		if (!((c >= 'a' && c <= 'z') || kweb_http_is(c, KWEB_CT_DIGIT) ||
 		      c == '-' || c == '_'))
 			return false;
 	}

@@ -32,22 +32,6 @@ static int kweb_pt_hex(char c)
 	return -1;
 }
 
-static char kweb_pt_lower(char c)
-{
-	return c >= 'A' && c <= 'Z' ? c + ('a' - 'A') : c;
-}
-
-/* Does s[0..len) start with the lower-case string lc, ignoring case? */
-static bool kweb_pt_iprefix(const char *s, size_t len, const char *lc)
-{
-	size_t i;
-
-	for (i = 0; lc[i]; i++)
-		if (i == len || kweb_pt_lower(s[i]) != lc[i])
-			return false;
-	return true;
-}
-
 /* Keep one byte, leaving room for the NUL. */
 static int kweb_pt_emit(struct kweb_pt *n, char c)
 {
@@ -131,9 +115,9 @@ int kweb_path_normalize(const char *target, size_t len, char *out,
 		p = 0;
 	} else {
 		/* absolute-form: skip scheme and authority (RFC 9112 3.2.2) */
-		if (kweb_pt_iprefix(target, len, "http://"))
+		if (kweb_http_iprefix(target, len, "http://"))
 			p = 7;
-		else if (kweb_pt_iprefix(target, len, "https://"))
+		else if (kweb_http_iprefix(target, len, "https://"))
 			p = 8;
 		else
 			return -EINVAL;

@@ -55,6 +55,17 @@ static inline bool kweb_http_ieq(const char *p, size_t len, const char *lc)
 	return !lc[len];
 }
 
+/* Does p[0..len) start with the lower-case string lc, ignoring case? */
+static inline bool kweb_http_iprefix(const char *p, size_t len, const char *lc)
+{
+	size_t i;
+
+	for (i = 0; lc[i]; i++)
+		if (i == len || kweb_http_lower(p[i]) != lc[i])
+			return false;
+	return true;
+}
+
 /*
  * A setting's ';'-separated list (cache_rules, error_pages): a walk over
  * its elements, OWS trimmed. The empty element after a last ';' ends the

@@ -81,9 +81,30 @@ static void tchar_test(struct kunit *test)
 	}
 }
 
+/* Case-insensitive equality and prefix, against a lower-case literal. */
+static void icase_test(struct kunit *test)
+{
+	KUNIT_EXPECT_TRUE(test, kweb_http_ieq("Keep-Alive", 10, "keep-alive"));
+	KUNIT_EXPECT_FALSE(test, kweb_http_ieq("Keep-Alive", 9, "keep-alive"));
+	KUNIT_EXPECT_FALSE(test, kweb_http_ieq("Keep-Alivex", 11, "keep-alive"));
+	KUNIT_EXPECT_TRUE(test, kweb_http_ieq("", 0, ""));
+	/* Only ASCII letters fold: '@' (0x40) and '[' (0x5b) do not. */
+	KUNIT_EXPECT_FALSE(test, kweb_http_ieq("@", 1, "`"));
+	KUNIT_EXPECT_FALSE(test, kweb_http_ieq("[", 1, "{"));
+
+	KUNIT_EXPECT_TRUE(test, kweb_http_iprefix("HTTP://h/", 9, "http://"));
+	KUNIT_EXPECT_TRUE(test, kweb_http_iprefix("http://", 7, "http://"));
+	KUNIT_EXPECT_FALSE(test, kweb_http_iprefix("http:/", 6, "http://"));
+	/* len bounds the subject even where it holds more bytes. */
+	KUNIT_EXPECT_FALSE(test, kweb_http_iprefix("https://", 5, "https://"));
+	KUNIT_EXPECT_FALSE(test, kweb_http_iprefix("HTTPS://", 8, "http://"));
+	KUNIT_EXPECT_TRUE(test, kweb_http_iprefix("x", 1, ""));
+}
+
 static struct kunit_case kweb_http_token_cases[] = {
 	KUNIT_CASE(ctype_test),
 	KUNIT_CASE(tchar_test),
+	KUNIT_CASE(icase_test),
 	{}
 };
 
