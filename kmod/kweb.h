@@ -347,6 +347,7 @@ struct kweb_conn {
 	bool tls_eof;			/* an alert, or the FIN */
 	bool tls_notified;		/* our close_notify is sent */
 	bool tls_renego;		/* a renegotiation was refused */
+	bool tls_more;			/* kTLS may hold bytes not peeked */
 	int tls_err;			/* errno that ended the stream */
 };
 

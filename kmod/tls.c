@@ -53,15 +53,19 @@
  * sk_callback_lock, the hooks put back) a late caller finds the
  * original in place.
  */
-static void kweb_tls_hook(struct sock *sk, size_t off)
+static void kweb_tls_hook(struct sock *sk, size_t off, bool rx)
 {
 	void (*orig)(struct sock *sk) = NULL;
 	struct kweb_conn *conn;
 
 	read_lock_bh(&sk->sk_callback_lock);
 	conn = sk->sk_user_data;
-	if (conn)
+	if (conn) {
 		orig = *(void (**)(struct sock *))((char *)conn + off);
+		/* Before the work is queued: kweb_tls_fill() clears it. */
+		if (rx)
+			WRITE_ONCE(conn->tls_more, true);
+	}
 	read_unlock_bh(&sk->sk_callback_lock);
 	kweb_conn_data_ready(sk);
 	if (orig)
@@ -70,17 +74,17 @@ static void kweb_tls_hook(struct sock *sk, size_t off)
 
 static void kweb_tls_data_ready(struct sock *sk)
 {
-	kweb_tls_hook(sk, offsetof(struct kweb_conn, tls_data_ready));
+	kweb_tls_hook(sk, offsetof(struct kweb_conn, tls_data_ready), true);
 }
 
 static void kweb_tls_write_space(struct sock *sk)
 {
-	kweb_tls_hook(sk, offsetof(struct kweb_conn, tls_write_space));
+	kweb_tls_hook(sk, offsetof(struct kweb_conn, tls_write_space), false);
 }
 
 static void kweb_tls_state_change(struct sock *sk)
 {
-	kweb_tls_hook(sk, offsetof(struct kweb_conn, tls_state_change));
+	kweb_tls_hook(sk, offsetof(struct kweb_conn, tls_state_change), true);
 }
 
 /*
@@ -90,7 +94,7 @@ static void kweb_tls_state_change(struct sock *sk)
  */
 static void kweb_tls_error_report(struct sock *sk)
 {
-	kweb_tls_hook(sk, offsetof(struct kweb_conn, tls_error_report));
+	kweb_tls_hook(sk, offsetof(struct kweb_conn, tls_error_report), true);
 }
 
 /* A kTLS socket, software or offloaded, with both directions set up. */
@@ -148,6 +152,7 @@ int kweb_tls_adopt(struct kweb_server *srv, struct socket *sock,
 		return -ENOMEM;
 	}
 	conn->tls_size = KWEB_TLS_IN_MIN;
+	conn->tls_more = true;
 
 	lock_sock(sk);
 	if (sk->sk_state != TCP_ESTABLISHED && sk->sk_state != TCP_CLOSE_WAIT) {
@@ -399,6 +404,16 @@ static void kweb_tls_fill(struct kweb_conn *conn)
 
 	if (conn->tls_eof || conn->tls_err || conn->tls_len == conn->tls_size)
 		return;
+	/*
+	 * Nothing was read since the last peek and no hook announced a
+	 * record: a peek now would find the same bytes. Cleared before the
+	 * peek, so a record the hooks announce meanwhile is looked for.
+	 */
+	if (!READ_ONCE(conn->tls_more))
+		return;
+	WRITE_ONCE(conn->tls_more, false);
+	/* The clear before the peek's look; pairs with the hook's store. */
+	smp_mb();
 again:
 	n = kweb_tls_recv(conn, conn->tls_size, MSG_PEEK, &type);
 	if (n == -EAGAIN)
@@ -448,9 +463,14 @@ size_t kweb_tls_consume(struct kweb_conn *conn, size_t len)
 		conn->tls_err = n ? -n : EPIPE;
 		return 0;
 	}
+	/*
+	 * More may be decrypted and waiting: behind a full buffer's peek,
+	 * or a record of another type (an alert), which a peek reaches only
+	 * once the data before it is read.
+	 */
+	WRITE_ONCE(conn->tls_more, true);
 	memmove(conn->tls_in, conn->tls_in + n, conn->tls_len - n);
 	conn->tls_len -= n;
-	/* More may be decrypted and waiting. */
 	kweb_tls_fill(conn);
 	return n;
 }
@@ -469,6 +489,7 @@ size_t kweb_tls_unread(struct kweb_conn *conn, size_t want)
 			conn->tls_in = in;
 			conn->tls_size = min_t(size_t, want,
 					       2 * conn->tls_size);
+			WRITE_ONCE(conn->tls_more, true);
 			kweb_tls_fill(conn);
 		}
 	}
