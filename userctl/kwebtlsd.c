@@ -228,6 +228,7 @@ static void tlsd_accept(struct tlsd_ev *l)
 		 */
 		SSL_set_read_ahead(c->ssl, 0);
 		SSL_set_app_data(c->ssl, &c->hs);
+		tlsd_ktls_watch(c->ssl);
 		SSL_set_fd(c->ssl, fd);
 		SSL_set_accept_state(c->ssl);
 		c->next = d.conns;
@@ -331,6 +332,7 @@ static void tlsd_handshake(struct tlsd_conn *c)
 {
 	int r = SSL_do_handshake(c->ssl);
 
+	tlsd_ktls_step_done(c->ssl);
 	if (r != 1) {
 		switch (SSL_get_error(c->ssl, r)) {
 		case SSL_ERROR_WANT_READ:

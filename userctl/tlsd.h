@@ -54,7 +54,13 @@ void tlsd_conf_put(struct tlsd_conf *conf);
 /* Session ticket keys: new current one, the previous still decrypts. */
 int tlsd_tickets_rotate(void);
 
-/* tlsd_ktls.c: 0, or -1 with the reason on stderr. */
+/*
+ * tlsd_ktls.c. watch: on a new handshake, to learn the client's secret;
+ * step_done: after each SSL_do_handshake(). install: 0, or -1 with the
+ * reason on stderr.
+ */
+void tlsd_ktls_watch(SSL *ssl);
+void tlsd_ktls_step_done(SSL *ssl);
 int tlsd_ktls_install(SSL *ssl, int fd, const struct tlsd_hs *hs);
 const char *tlsd_ktls_rx_by(void);
 

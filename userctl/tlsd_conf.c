@@ -143,32 +143,6 @@ static int tlsd_sni_cb(SSL *ssl, int *alert, void *arg)
 	return SSL_TLSEXT_ERR_OK;
 }
 
-/*
- * TLS 1.3: Debian 12's OpenSSL does not install kTLS RX, so the daemon
- * derives the client's key itself from its traffic secret.
- */
-static void tlsd_keylog_cb(const SSL *ssl, const char *line)
-{
-	static const char tag[] = "CLIENT_TRAFFIC_SECRET_0 ";
-	struct tlsd_hs *hs = SSL_get_app_data(ssl);
-	const char *hex;
-	size_t n = 0;
-
-	if (!hs || strncmp(line, tag, sizeof(tag) - 1))
-		return;
-	hex = strrchr(line, ' ');
-	if (!hex)
-		return;
-	for (hex++; hex[0] && hex[1] && n < sizeof(hs->secret); hex += 2) {
-		unsigned int b;
-
-		if (sscanf(hex, "%2x", &b) != 1)
-			return;
-		hs->secret[n++] = b;
-	}
-	hs->secret_len = n;
-}
-
 static SSL_CTX *tlsd_ctx_new(const char *cert, const char *key)
 {
 	SSL_CTX *ctx = SSL_CTX_new(TLS_server_method());
@@ -203,8 +177,7 @@ static SSL_CTX *tlsd_ctx_new(const char *cert, const char *key)
 	}
 	SSL_CTX_set_alpn_select_cb(ctx, tlsd_alpn_cb, NULL);
 	SSL_CTX_set_tlsext_servername_callback(ctx, tlsd_sni_cb);
-	/* SNI switches ctx: the keylog's and tickets' are read from either. */
-	SSL_CTX_set_keylog_callback(ctx, tlsd_keylog_cb);
+	/* SNI switches ctx: the tickets' are read from either. */
 	SSL_CTX_set_tlsext_ticket_key_evp_cb(ctx, tlsd_ticket_cb);
 	return ctx;
 fail:

@@ -26,6 +26,73 @@
 #define SOL_TLS 282
 #endif
 
+/*
+ * The secret comes through OpenSSL's keylog callback, the one way 3.0
+ * gives it out. OpenSSL formats each line it logs with a sprintf() per
+ * byte: about 57,000 instructions a line, five lines a TLS 1.3
+ * handshake. So the callback is on the context only while the client's
+ * Finished may be read, where CLIENT_TRAFFIC_SECRET_0 is logged, and
+ * off after each step; the daemon is single-threaded, so no other
+ * handshake runs meanwhile.
+ */
+static void tlsd_keylog_cb(const SSL *ssl, const char *line)
+{
+	static const char tag[] = "CLIENT_TRAFFIC_SECRET_0 ";
+	struct tlsd_hs *hs = SSL_get_app_data(ssl);
+	const char *hex;
+	size_t n = 0;
+
+	if (!hs || strncmp(line, tag, sizeof(tag) - 1))
+		return;
+	hex = strrchr(line, ' ');
+	if (!hex)
+		return;
+	for (hex++; hex[0] && hex[1] && n < sizeof(hs->secret); hex += 2) {
+		int hi = OPENSSL_hexchar2int(hex[0]);
+		int lo = OPENSSL_hexchar2int(hex[1]);
+
+		if (hi < 0 || lo < 0)
+			return;
+		hs->secret[n++] = hi << 4 | lo;
+	}
+	hs->secret_len = n;
+}
+
+/*
+ * Called before each state change, with the state being left. From the
+ * server's Finished until the client's is read (through TLS 1.3's early
+ * data state, and a client certificate's messages), the next message
+ * processed may be that Finished.
+ */
+static void tlsd_info_cb(const SSL *ssl, int where, int ret)
+{
+	(void)ret;
+	if (!(where & SSL_CB_LOOP) || SSL_version(ssl) != TLS1_3_VERSION)
+		return;
+	switch (SSL_get_state(ssl)) {
+	case TLS_ST_SW_FINISHED:
+	case TLS_ST_EARLY_DATA:
+	case TLS_ST_SR_END_OF_EARLY_DATA:
+	case TLS_ST_SR_CERT:
+	case TLS_ST_SR_CERT_VRFY:
+		SSL_CTX_set_keylog_callback(SSL_get_SSL_CTX(ssl),
+					    tlsd_keylog_cb);
+		break;
+	default:
+		break;
+	}
+}
+
+void tlsd_ktls_watch(SSL *ssl)
+{
+	SSL_set_info_callback(ssl, tlsd_info_cb);
+}
+
+void tlsd_ktls_step_done(SSL *ssl)
+{
+	SSL_CTX_set_keylog_callback(SSL_get_SSL_CTX(ssl), NULL);
+}
+
 /* HKDF-Expand-Label(secret, label, "", len), RFC 8446 7.1. */
 static int tlsd_expand_label(const EVP_MD *md, const unsigned char *secret,
 			     size_t slen, const char *label,
