@@ -82,23 +82,43 @@ static void tchar_test(struct kunit *test)
 }
 
 /* Case-insensitive equality and prefix, against a lower-case literal. */
+static const struct {
+	const char *p;
+	size_t len;
+	const char *lc;
+	bool prefix;		/* kweb_http_iprefix(), else kweb_http_ieq() */
+	bool want;
+} icase_cases[] = {
+	{ "Keep-Alive", 10, "keep-alive", false, true },
+	{ "Keep-Alive", 9, "keep-alive", false, false },
+	{ "Keep-Alivex", 11, "keep-alive", false, false },
+	{ "", 0, "", false, true },
+	/* Only ASCII letters fold: '@' (0x40) and '[' (0x5b) do not. */
+	{ "@", 1, "`", false, false },
+	{ "[", 1, "{", false, false },
+	{ "HTTP://h/", 9, "http://", true, true },
+	{ "http://", 7, "http://", true, true },
+	{ "http:/", 6, "http://", true, false },
+	/* len bounds the subject even where it holds more bytes. */
+	{ "https://", 5, "https://", true, false },
+	{ "HTTPS://", 8, "http://", true, false },
+	{ "x", 1, "", true, true },
+};
+
 static void icase_test(struct kunit *test)
 {
-	KUNIT_EXPECT_TRUE(test, kweb_http_ieq("Keep-Alive", 10, "keep-alive"));
-	KUNIT_EXPECT_FALSE(test, kweb_http_ieq("Keep-Alive", 9, "keep-alive"));
-	KUNIT_EXPECT_FALSE(test, kweb_http_ieq("Keep-Alivex", 11, "keep-alive"));
-	KUNIT_EXPECT_TRUE(test, kweb_http_ieq("", 0, ""));
-	/* Only ASCII letters fold: '@' (0x40) and '[' (0x5b) do not. */
-	KUNIT_EXPECT_FALSE(test, kweb_http_ieq("@", 1, "`"));
-	KUNIT_EXPECT_FALSE(test, kweb_http_ieq("[", 1, "{"));
+	size_t i;
 
-	KUNIT_EXPECT_TRUE(test, kweb_http_iprefix("HTTP://h/", 9, "http://"));
-	KUNIT_EXPECT_TRUE(test, kweb_http_iprefix("http://", 7, "http://"));
-	KUNIT_EXPECT_FALSE(test, kweb_http_iprefix("http:/", 6, "http://"));
-	/* len bounds the subject even where it holds more bytes. */
-	KUNIT_EXPECT_FALSE(test, kweb_http_iprefix("https://", 5, "https://"));
-	KUNIT_EXPECT_FALSE(test, kweb_http_iprefix("HTTPS://", 8, "http://"));
-	KUNIT_EXPECT_TRUE(test, kweb_http_iprefix("x", 1, ""));
+	for (i = 0; i < ARRAY_SIZE(icase_cases); i++) {
+		const char *p = icase_cases[i].p, *lc = icase_cases[i].lc;
+		size_t len = icase_cases[i].len;
+		bool got = icase_cases[i].prefix ?
+			kweb_http_iprefix(p, len, lc) :
+			kweb_http_ieq(p, len, lc);
+
+		KUNIT_EXPECT_EQ_MSG(test, got, icase_cases[i].want,
+				    "\"%s\" (%zu) ~ \"%s\"", p, len, lc);
+	}
 }
 
 static struct kunit_case kweb_http_token_cases[] = {
