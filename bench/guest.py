@@ -352,6 +352,43 @@ def delta(after, before):
     return {k: after[k] - before.get(k, 0) for k in after}
 
 
+def tcp_all():
+    """Every counter of this namespace's /proc/net/snmp Tcp table and
+    /proc/net/netstat TcpExt table: what a failed run is checked for
+    (resets, aborts, accept queue overflows)."""
+    out = {}
+    for path, table in (("/proc/net/snmp", "Tcp:"),
+                        ("/proc/net/netstat", "TcpExt:")):
+        try:
+            with open(path) as f:
+                rows = [ln.split() for ln in f if ln.startswith(table)]
+        except OSError:
+            continue
+        if len(rows) >= 2:
+            for k, v in zip(rows[0][1:], rows[1][1:]):
+                if v.lstrip("-").isdigit():
+                    out[table + k] = int(v)
+    return out
+
+
+def file_size(path):
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0
+
+
+def file_tail(path, start, limit=2000):
+    """What path gained after offset start, its last limit bytes."""
+    try:
+        with open(path, "rb") as f:
+            f.seek(start)
+            data = f.read()
+    except OSError:
+        return ""
+    return data[-limit:].decode("utf-8", "replace")
+
+
 def kweb_counters():
     try:
         with open(PROC_KWEB) as f:
@@ -721,6 +758,11 @@ class Side:
                             "backend_port=%d" % a.backend_port])
         wait_until(lambda: listening(self.port), 20,
                    "%s listening on port %d" % (self.name, self.port))
+
+    def error_log(self):
+        """nginx's error log (nginx sides, the handoff's backend)."""
+        return os.path.join(self.nginx.base, "error.log") if self.nginx \
+            else None
 
     def tlsd_stats(self):
         """kwebtlsd's counters (kweb-tls), else None."""
@@ -1369,6 +1411,7 @@ class Bench:
         try:
             for wl, fs in rows:
                 rec = dict(base)
+                ev0 = self.evidence_mark(side)
                 try:
                     rec.update(self.timed(side, wl, fs))
                     rec["ok"] = True
@@ -1401,7 +1444,8 @@ class Bench:
                                 100 * rec["client_cpu_util"])
                             if ISOLATED else ""))
                 except (Failed, OSError, subprocess.SubprocessError) as e:
-                    rec.update({"workload": wl, "fileset": fs})
+                    rec.update({"workload": wl, "fileset": fs,
+                                "evidence": self.evidence(side, ev0)})
                     self.fail(rec, str(e))
         finally:
             try:
@@ -1409,6 +1453,43 @@ class Bench:
             except (Failed, OSError, subprocess.SubprocessError) as e:
                 say("stopping %s: %s" % (side_name, e))
                 self.nfail += 1
+
+    @staticmethod
+    def evidence_mark(side):
+        """Where the counters and nginx's error log stand before a row's
+        runs, so that a failed row can say what moved."""
+        try:
+            tlsd = side.tlsd_stats()
+        except Failed:
+            tlsd = None
+        log = side.error_log()
+        return {"kweb": kweb_counters(), "tcp": tcp_all(), "tlsd": tlsd,
+                "log": file_size(log) if log else 0}
+
+    @staticmethod
+    def evidence(side, mark):
+        """What moved over a failed row (warm-up and timed runs): kweb's
+        and the TCP counters that changed, kwebtlsd's, nginx's error log
+        lines."""
+        out = {}
+        k1 = kweb_counters()
+        if k1 is not None and mark["kweb"] is not None:
+            out["kweb"] = {k: v for k, v in delta(k1, mark["kweb"]).items()
+                           if v}
+        out["tcp"] = {k: v for k, v in delta(tcp_all(), mark["tcp"]).items()
+                      if v}
+        try:
+            t1 = side.tlsd_stats()
+        except Failed as e:
+            t1, out["tlsd_error"] = None, str(e)
+        if t1 is not None and mark["tlsd"] is not None:
+            out["tlsd"] = {k: t1[k] - mark["tlsd"].get(k, 0)
+                           for k in t1 if isinstance(t1[k], int)
+                           and t1[k] != mark["tlsd"].get(k, 0)}
+        log = side.error_log()
+        if log:
+            out["error_log"] = file_tail(log, mark["log"])
+        return out
 
     def fail(self, rec, why):
         rec.update({"ok": False, "why": why})
@@ -1418,6 +1499,10 @@ class Bench:
         say("%s round %s %s %s %s %s FAILED: %s" % (
             rec["comparison"], rec["round"], rec["side"], rec["server"],
             rec["workload"], rec["fileset"], why))
+        ev = rec.get("evidence")
+        if ev:
+            say("  what moved over the row: %s" % json.dumps(ev,
+                                                           sort_keys=True))
 
     def comparison(self, comp, rows):
         a_side, b_side = COMPARISONS[comp]

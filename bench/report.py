@@ -490,6 +490,19 @@ def markdown(meta, runs, table, headline=()):
             lines.append("- %s round %s side %s (%s) %s %s: %s" % (
                 r["comparison"], r["round"], r["side"], r["server"],
                 r["workload"], r["fileset"], r.get("why", "?")[:300]))
+            ev = r.get("evidence") or {}
+            for what in ("kweb", "tcp", "tlsd"):
+                if ev.get(what):
+                    lines.append("  - %s counters that moved over the row: "
+                                 "%s" % (what, ", ".join(
+                                     "%s %d" % kv for kv in
+                                     sorted(ev[what].items()))))
+            if ev.get("tlsd_error"):
+                lines.append("  - kwebtlsd: %s" % ev["tlsd_error"][:300])
+            if ev.get("error_log"):
+                lines.append("  - nginx's error log over the row: `%s`"
+                             % ev["error_log"].strip()[-600:]
+                             .replace("`", "'").replace("\n", " | "))
         lines.append("")
     return "\n".join(lines)
 
