@@ -328,34 +328,9 @@ def tcp_timewait():
     return int(m.group(1)) if m else None
 
 
-def tcp_segments():
-    """This network namespace's TCP segment counters, /proc/net/snmp's
-    InSegs, OutSegs, RetransSegs and OutRsts, and of /proc/net/netstat,
-    the delayed ACKs sent (TCPExt DelayedACKs)."""
-    out = {}
-    for path, table, keys in (
-            ("/proc/net/snmp", "Tcp:", ("InSegs", "OutSegs", "RetransSegs",
-                                        "OutRsts")),
-            ("/proc/net/netstat", "TcpExt:", ("DelayedACKs",))):
-        try:
-            with open(path) as f:
-                rows = [ln.split() for ln in f if ln.startswith(table)]
-        except OSError:
-            continue
-        if len(rows) >= 2:
-            named = dict(zip(rows[0][1:], rows[1][1:]))
-            out.update({k: int(named[k]) for k in keys if k in named})
-    return out
-
-
-def delta(after, before):
-    return {k: after[k] - before.get(k, 0) for k in after}
-
-
 def tcp_all():
     """Every counter of this namespace's /proc/net/snmp Tcp table and
-    /proc/net/netstat TcpExt table: what a failed run is checked for
-    (resets, aborts, accept queue overflows)."""
+    /proc/net/netstat TcpExt table, as "Tcp:InSegs" and so on."""
     out = {}
     for path, table in (("/proc/net/snmp", "Tcp:"),
                         ("/proc/net/netstat", "TcpExt:")):
@@ -369,6 +344,23 @@ def tcp_all():
                 if v.lstrip("-").isdigit():
                     out[table + k] = int(v)
     return out
+
+
+# The segments a run's record keeps, and the delayed ACKs sent.
+SEGMENT_COUNTERS = ("Tcp:InSegs", "Tcp:OutSegs", "Tcp:RetransSegs",
+                    "Tcp:OutRsts", "TcpExt:DelayedACKs")
+
+
+def tcp_segments():
+    """This network namespace's TCP segment counters (SEGMENT_COUNTERS),
+    by their names without the table's."""
+    every = tcp_all()
+    return {k.split(":", 1)[1]: every[k] for k in SEGMENT_COUNTERS
+            if k in every}
+
+
+def delta(after, before):
+    return {k: after[k] - before.get(k, 0) for k in after}
 
 
 def file_size(path):
