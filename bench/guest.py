@@ -25,6 +25,8 @@ started from scratch, and on each side every row (workload x file set):
                tls-ossl kweb-tls against nginx-tls (nginx encrypting in
                         OpenSSL, no kTLS)
                tls-nginx  nginx-ktls against nginx-tls
+               tls-aa   nginx-tls against nginx-tls: the A/A of the
+                        TLS rows (aa runs the cleartext ones only)
                         The TLS comparisons run on --tls-rows (default
                         wrk16:1k,wrk16:1m,httperf:1k,httperfr:1k), and
                         only when asked for (--comparisons tls,...).
@@ -142,10 +144,11 @@ COMPARISONS = {
     "tls": ("kweb-tls", "nginx-ktls"),
     "tls-ossl": ("kweb-tls", "nginx-tls"),
     "tls-nginx": ("nginx-ktls", "nginx-tls"),
+    "tls-aa": ("nginx-tls", "nginx-tls"),
 }
 # HTTPS sides and comparisons: never run unless named.
 TLS_SIDES = ("kweb-tls", "nginx-ktls", "nginx-tls")
-TLS_COMPARISONS = ("tls", "tls-ossl", "tls-nginx")
+TLS_COMPARISONS = ("tls", "tls-ossl", "tls-nginx", "tls-aa")
 # Issue 35's rows: 1 KiB and 1 MiB with keep-alive, 1 KiB with a full
 # handshake per connection and with a resumed one.
 TLS_ROWS = "wrk16:1k,wrk16:1m,httperf:1k,httperfr:1k"
@@ -1695,12 +1698,13 @@ def main():
                 for fs in csv(args.filesets or ",".join(FILESETS), FILESETS,
                               "file set")
                 if WORKLOADS[wl]["tool"] != "tlsload"]
-    if any(c != "aa" for c in comps):
+    sides = {s for c in comps for s in COMPARISONS[c]}
+    if sides & {"kweb", "handoff", "kweb-tls"}:
         if not args.kweb_ko or not os.path.isfile(args.kweb_ko):
             raise SystemExit("comparisons %s need --kweb-ko" % args.comparisons)
         if kweb_counters() is not None:
             raise SystemExit("kweb is already loaded")
-    if any(c in TLS_COMPARISONS for c in comps):
+    if "kweb-tls" in sides:
         for tool in (args.kwebctl, args.kwebtlsd):
             if not os.access(tool, os.X_OK):
                 raise SystemExit("the TLS comparisons need %s (make -C "

@@ -46,11 +46,22 @@ COMP_TITLES = {
     "tls": "HTTPS: kweb (kwebtlsd, kTLS) against nginx with kTLS",
     "tls-ossl": "HTTPS: kweb (kwebtlsd, kTLS) against nginx with OpenSSL",
     "tls-nginx": "HTTPS: nginx with kTLS against nginx with OpenSSL",
+    "tls-aa": "A/A calibration for HTTPS: nginx with OpenSSL against "
+              "itself",
 }
 # The comparisons in the order the report gives them.
-COMP_ORDER = ("aa", "kweb", "handoff", "floor", "tls", "tls-ossl",
-              "tls-nginx")
-TLS_COMPS = ("tls", "tls-ossl", "tls-nginx")
+COMP_ORDER = ("aa", "kweb", "handoff", "floor", "tls-aa", "tls",
+              "tls-ossl", "tls-nginx")
+TLS_COMPS = ("tls", "tls-ossl", "tls-nginx", "tls-aa")
+# The A/A comparisons, and which one calibrates a comparison's rows: the
+# TLS rows share names with cleartext ones, not their noise.
+AA_COMPS = ("aa", "tls-aa")
+
+
+def aa_of(table, comp):
+    """{(workload, file set): the A/A row} that calibrates comp's."""
+    src = "tls-aa" if comp in TLS_COMPS else "aa"
+    return {(r.wl, r.fs): r for r in table.get(src, [])}
 # A tool whose own user-space code keeps its threads busy this much of
 # the run may be what limits the result.
 TOOL_BUSY_LIMIT = 0.5
@@ -329,14 +340,15 @@ def comparison_table(comp, rows, aa_rows):
     first = rows[0]
     na = SERVER_NAMES.get(first.a.server(), first.a.server())
     nb = SERVER_NAMES.get(first.b.server(), first.b.server())
-    if comp == "aa":
-        na, nb = "nginx (A)", "nginx (B)"
+    is_aa = comp in AA_COMPS
+    if is_aa:
+        na, nb = na + " (A)", nb + " (B)"
     header = ["workload", "files", "%s req/s" % na, "%s req/s" % nb,
-              "A/B req/s"] + (["A/A"] if comp != "aa" else [])
+              "A/B req/s"] + (["A/A"] if not is_aa else [])
     header += ["%s MB/s" % na, "%s MB/s" % nb,
                "CPU ms/1k req A", "CPU ms/1k req B", "runs A/B",
                "tool busy A/B"]
-    if comp != "aa":
+    if not is_aa:
         header += ["kweb counters", "target"]
     body = []
     for row in rows:
@@ -345,7 +357,7 @@ def comparison_table(comp, rows, aa_rows):
                  FILESET_NAMES.get(row.fs, row.fs),
                  fmt_range(row.a.vals("rps")), fmt_range(row.b.vals("rps")),
                  fmt_ratio(row.ratio(), row.pair_ratios())]
-        if comp != "aa":
+        if not is_aa:
             cells.append(fmt_ratio(aa.ratio(), aa.pair_ratios()) if aa else "-")
         cells += [fmt_range(row.a.vals("mbps")), fmt_range(row.b.vals("mbps")),
                  fmt_num(row.a.median("cpu_ms_per_1k")),
@@ -356,7 +368,7 @@ def comparison_table(comp, rows, aa_rows):
                  "%s/%s%s" % (pct(row.a.tool_user_busy()),
                               pct(row.b.tool_user_busy()),
                               " †" if row.tool_flag() else "")]
-        if comp != "aa":
+        if not is_aa:
             cells += [counters_cell(row), target(row, aa)]
         body.append(cells)
     return md_table(header, body)
@@ -424,19 +436,22 @@ def markdown(meta, runs, table, headline=()):
                              spec["mean_size"]))
         lines.append("")
     lines += list(headline)
-    aa_rows = {(r.wl, r.fs): r for r in table.get("aa", [])}
-    if aa_rows:
-        s_med, s_pair = aa_spread(aa_rows.values())
+    for comp, what in (("aa", "nginx against nginx"),
+                       ("tls-aa", "HTTPS: nginx with OpenSSL against itself")):
+        aa_rows = table.get(comp)
+        if not aa_rows:
+            continue
+        s_med, s_pair = aa_spread(aa_rows)
         if s_med is None:
-            lines.append("**A/A spread of this harness**: unknown, no A/A "
-                         "round passed its checks.")
+            lines.append("**A/A spread of this harness** (%s): unknown, no "
+                         "A/A round passed its checks." % what)
         else:
             lines.append(
-                "**A/A spread of this harness** (nginx against nginx, same "
-                "rounds): the ratios of the medians stay within %s of 1 "
-                "(either way: r or 1/r), those of single rounds within %s. "
-                "Differences between servers smaller than that are noise."
-                % (pct(s_med), pct(s_pair)))
+                "**A/A spread of this harness** (%s, same rounds): the "
+                "ratios of the medians stay within %s of 1 (either way: r "
+                "or 1/r), those of single rounds within %s. Differences "
+                "between servers smaller than that are noise."
+                % (what, pct(s_med), pct(s_pair)))
         lines.append("")
     busy = [(c.tool_user_busy(), row) for rows in table.values()
             for row in rows for c in (row.a, row.b)
@@ -462,7 +477,7 @@ def markdown(meta, runs, table, headline=()):
             continue
         lines.append("## " + COMP_TITLES[comp])
         lines.append("")
-        lines += comparison_table(comp, table[comp], aa_rows)
+        lines += comparison_table(comp, table[comp], aa_of(table, comp))
         lines.append("")
         if comp == "handoff":
             lines.append(
@@ -862,9 +877,9 @@ def server_cpu_section(table, cal):
                      ("%s B/A" % m, "%s A/A spread" % m)]
     if "insn" in shown:
         header[-1:-1] = ["own code A/B"]
-    aa_rows = {(r.wl, r.fs): r for r in table.get("aa", [])}
     body = []
     for comp in ("kweb", "handoff", "floor", "aa") + TLS_COMPS:
+        aa_rows = aa_of(table, comp)
         for row in table.get(comp, []):
             key, unit = server_key(row.fs, shown[0])
             pairs = [1 / x for x in row.pair_ratios(key) if x]

@@ -20,8 +20,8 @@
 #              system calls and flatters kernel-side serving
 #   GUEST_PY_ARGS  passed to bench/guest.py, e.g. --rounds 7
 #              --duration 10 --comparisons kweb --rows wrk256:1k, or
-#              --comparisons tls,tls-ossl (HTTPS, with userctl's kwebctl
-#              and kwebtlsd, built here; --tls-port, --tls-rows)
+#              --comparisons tls-aa,tls,tls-ossl (HTTPS, with userctl's
+#              kwebctl and kwebtlsd, built here; --tls-port, --tls-rows)
 #
 # KWEB_BENCH_TIMEOUT bounds the guest (seconds; default 900 for --smoke,
 # 14400 otherwise). Under TCG, QEMU counts the instructions each vCPU
