@@ -220,6 +220,90 @@ static int kweb_hp_transfer_encoding(struct kweb_hp *h, struct kweb_str v)
 	return h->te_codings == before ? 400 : KWEB_HP_DONE;
 }
 
+/* The fields the parser acts on; any other is skipped. */
+enum kweb_hp_fid {
+	KWEB_HF_OTHER,
+	KWEB_HF_HOST,
+	KWEB_HF_CONNECTION,
+	KWEB_HF_CONTENT_LENGTH,
+	KWEB_HF_TRANSFER_ENCODING,
+	KWEB_HF_RANGE,
+	KWEB_HF_IF_RANGE,
+	KWEB_HF_IF_NONE_MATCH,
+	KWEB_HF_IF_MODIFIED_SINCE,
+	KWEB_HF_IF_MATCH,
+	KWEB_HF_IF_UNMODIFIED_SINCE,
+	KWEB_HF_ACCEPT_ENCODING,
+	KWEB_HF_REFERER,
+	KWEB_HF_USER_AGENT,
+	KWEB_HF_UPGRADE,
+	KWEB_HF_EXPECT,
+};
+
+/*
+ * Which field a name is, by its length first: a browser sends a dozen
+ * fields, most of them of no interest here, and each is then one jump
+ * and at most two comparisons rather than a comparison per known name.
+ */
+static enum kweb_hp_fid kweb_hp_field_id(const char *n, size_t nl)
+{
+	switch (nl) {
+	case 4:
+		if (kweb_http_ieq(n, nl, "host"))
+			return KWEB_HF_HOST;
+		break;
+	case 5:
+		if (kweb_http_ieq(n, nl, "range"))
+			return KWEB_HF_RANGE;
+		break;
+	case 6:
+		if (kweb_http_ieq(n, nl, "expect"))
+			return KWEB_HF_EXPECT;
+		break;
+	case 7:
+		if (kweb_http_ieq(n, nl, "referer"))
+			return KWEB_HF_REFERER;
+		if (kweb_http_ieq(n, nl, "upgrade"))
+			return KWEB_HF_UPGRADE;
+		break;
+	case 8:
+		if (kweb_http_ieq(n, nl, "if-range"))
+			return KWEB_HF_IF_RANGE;
+		if (kweb_http_ieq(n, nl, "if-match"))
+			return KWEB_HF_IF_MATCH;
+		break;
+	case 10:
+		if (kweb_http_ieq(n, nl, "connection"))
+			return KWEB_HF_CONNECTION;
+		if (kweb_http_ieq(n, nl, "user-agent"))
+			return KWEB_HF_USER_AGENT;
+		break;
+	case 13:
+		if (kweb_http_ieq(n, nl, "if-none-match"))
+			return KWEB_HF_IF_NONE_MATCH;
+		break;
+	case 14:
+		if (kweb_http_ieq(n, nl, "content-length"))
+			return KWEB_HF_CONTENT_LENGTH;
+		break;
+	case 15:
+		if (kweb_http_ieq(n, nl, "accept-encoding"))
+			return KWEB_HF_ACCEPT_ENCODING;
+		break;
+	case 17:
+		if (kweb_http_ieq(n, nl, "transfer-encoding"))
+			return KWEB_HF_TRANSFER_ENCODING;
+		if (kweb_http_ieq(n, nl, "if-modified-since"))
+			return KWEB_HF_IF_MODIFIED_SINCE;
+		break;
+	case 19:
+		if (kweb_http_ieq(n, nl, "if-unmodified-since"))
+			return KWEB_HF_IF_UNMODIFIED_SINCE;
+		break;
+	}
+	return KWEB_HF_OTHER;
+}
+
 /*
  * Act on one field line. A repeated Range, If-Range, If-Match or
  * If-Unmodified-Since is not an error, but the slice then holds the name
@@ -228,63 +312,76 @@ static int kweb_hp_transfer_encoding(struct kweb_hp *h, struct kweb_str v)
  * accept: the whole file is sent, or 412 for If-Match (never a false
  * success), and If-Unmodified-Since is ignored as a list of dates is
  * (RFC 9110 13.1.4). Repeated If-None-Match, If-Modified-Since, Referer
- * and User-Agent keep the first.
+ * and User-Agent keep the first. HTTP/1.0 has neither Upgrade (RFC 9110
+ * 7.8) nor Expect (10.1.1): they are ignored there.
  */
 static int kweb_hp_field(struct kweb_hp *h, struct kweb_str name,
 			 struct kweb_str v)
 {
 	struct kweb_request *req = h->req;
-	const char *n = name.p;
-	size_t nl = name.len;
 
-	if (kweb_http_ieq(n, nl, "host")) {
+	switch (kweb_hp_field_id(name.p, name.len)) {
+	case KWEB_HF_OTHER:
+		break;
+	case KWEB_HF_HOST:
 		/* Empty: RFC 9112 3.2 allows it without an authority. */
 		if (req->host.p || (v.len && !kweb_authority_ok(v.p, v.len)))
 			return 400;
 		req->host = v;
-	} else if (kweb_http_ieq(n, nl, "connection")) {
+		break;
+	case KWEB_HF_CONNECTION:
 		return kweb_hp_list(h, v, kweb_hp_connection_opt);
-	} else if (kweb_http_ieq(n, nl, "content-length")) {
+	case KWEB_HF_CONTENT_LENGTH:
 		/* Any repeat, even an equal one, is refused like nginx. */
 		if (req->has_content_length || h->te_seen)
 			return 400;
 		if (kweb_hp_content_length(v, &req->content_length))
 			return 400;
 		req->has_content_length = true;
-	} else if (kweb_http_ieq(n, nl, "transfer-encoding")) {
+		break;
+	case KWEB_HF_TRANSFER_ENCODING:
 		return kweb_hp_transfer_encoding(h, v);
-	} else if (kweb_http_ieq(n, nl, "range")) {
+	case KWEB_HF_RANGE:
 		req->range = req->range.p ? name : v;
-	} else if (kweb_http_ieq(n, nl, "if-range")) {
+		break;
+	case KWEB_HF_IF_RANGE:
 		req->if_range = req->if_range.p ? name : v;
-	} else if (kweb_http_ieq(n, nl, "if-none-match")) {
+		break;
+	case KWEB_HF_IF_NONE_MATCH:
 		if (!req->if_none_match.p)
 			req->if_none_match = v;
-	} else if (kweb_http_ieq(n, nl, "if-modified-since")) {
+		break;
+	case KWEB_HF_IF_MODIFIED_SINCE:
 		if (!req->if_modified_since.p)
 			req->if_modified_since = v;
-	} else if (kweb_http_ieq(n, nl, "if-match")) {
+		break;
+	case KWEB_HF_IF_MATCH:
 		req->if_match = req->if_match.p ? name : v;
-	} else if (kweb_http_ieq(n, nl, "if-unmodified-since")) {
+		break;
+	case KWEB_HF_IF_UNMODIFIED_SINCE:
 		req->if_unmodified_since = req->if_unmodified_since.p ? name :
 					   v;
-	} else if (kweb_http_ieq(n, nl, "accept-encoding")) {
+		break;
+	case KWEB_HF_ACCEPT_ENCODING:
 		kweb_accept_encoding_add(&req->accept_enc, v.p, v.len);
-	} else if (kweb_http_ieq(n, nl, "referer")) {
+		break;
+	case KWEB_HF_REFERER:
 		if (!req->referer.p)
 			req->referer = v;
-	} else if (kweb_http_ieq(n, nl, "user-agent")) {
+		break;
+	case KWEB_HF_USER_AGENT:
 		if (!req->user_agent.p)
 			req->user_agent = v;
-	} else if (req->minor == 0) {
-		/* HTTP/1.0: ignore Upgrade (RFC 9110 7.8) and Expect (10.1.1) */
-		return KWEB_HP_DONE;
-	} else if (kweb_http_ieq(n, nl, "upgrade")) {
-		if (v.len)
+		break;
+	case KWEB_HF_UPGRADE:
+		if (req->minor != 0 && v.len)
 			req->upgrade = true;
-	} else if (kweb_http_ieq(n, nl, "expect")) {
-		if (kweb_http_ieq(v.p, v.len, "100-continue"))
+		break;
+	case KWEB_HF_EXPECT:
+		if (req->minor != 0 &&
+		    kweb_http_ieq(v.p, v.len, "100-continue"))
 			req->expect_continue = true;
+		break;
 	}
 	return KWEB_HP_DONE;
 }

@@ -483,6 +483,40 @@ static void parse_absent_fields_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, req.range.len, 0);
 }
 
+/* Names one byte off a known one, in length or spelling, are other fields. */
+static void parse_near_names_test(struct kunit *test)
+{
+	struct kweb_request req;
+
+	KUNIT_ASSERT_EQ(test, PARSE(test, "GET / HTTP/1.1\r\nHost: a\r\n"
+				    "Hosts: b\r\nHos: c\r\nRange: bytes=1-\r\n"
+				    "Ranges: x\r\nRangf: y\r\n"
+				    "Upgradf: h2c\r\nRefererr: r\r\n"
+				    "If-Matcf: \"m\"\r\nIf-Rangf: \"r\"\r\n"
+				    "Connectioo: close\r\nUser-Agenr: u\r\n"
+				    "Content-Lengtx: 5\r\n"
+				    "Transfer-Encodinf: chunked\r\n"
+				    "If-Modified-Sincf: x\r\n"
+				    "If-Unmodified-Sinc: x\r\n"
+				    "Accept-Encodings: gzip\r\n"
+				    "Expecu: 100-continue\r\n\r\n",
+				    MAX_HEAD, &req), KWEB_PARSE_OK);
+	KUNIT_EXPECT_TRUE(test, slice_is(req.host, "a"));
+	KUNIT_EXPECT_TRUE(test, slice_is(req.range, "bytes=1-"));
+	KUNIT_EXPECT_FALSE(test, req.upgrade);
+	KUNIT_EXPECT_NULL(test, req.referer.p);
+	KUNIT_EXPECT_NULL(test, req.if_match.p);
+	KUNIT_EXPECT_NULL(test, req.if_range.p);
+	KUNIT_EXPECT_TRUE(test, req.keep_alive);
+	KUNIT_EXPECT_NULL(test, req.user_agent.p);
+	KUNIT_EXPECT_FALSE(test, req.has_content_length);
+	KUNIT_EXPECT_FALSE(test, req.chunked);
+	KUNIT_EXPECT_NULL(test, req.if_modified_since.p);
+	KUNIT_EXPECT_NULL(test, req.if_unmodified_since.p);
+	KUNIT_EXPECT_EQ(test, req.accept_enc.listed, 0);
+	KUNIT_EXPECT_FALSE(test, req.expect_continue);
+}
+
 /* GET and HEAD are case-sensitive; any other token is for the caller. */
 static void parse_methods_test(struct kunit *test)
 {
@@ -939,6 +973,7 @@ static struct kunit_case kweb_http_parse_cases[] = {
 	KUNIT_CASE(parse_incomplete_test),
 	KUNIT_CASE(parse_fields_test),
 	KUNIT_CASE(parse_absent_fields_test),
+	KUNIT_CASE(parse_near_names_test),
 	KUNIT_CASE(parse_methods_test),
 	KUNIT_CASE(parse_versions_test),
 	KUNIT_CASE(parse_h2_preface_test),
