@@ -264,13 +264,20 @@ struct kweb_pages {
 /* Pages a file body is sent from at a time, per connection sending one. */
 #define KWEB_SEND_BATCH 16
 
+/* Where a response's header is (kweb_response_hdr()). */
+enum kweb_hdr_buf {
+	KWEB_HDR_SCRATCH,		/* this CPU's softirq scratch, or none */
+	KWEB_HDR_KEPT,			/* its unsent rest, kmemdup()ed */
+	KWEB_HDR_SPARE,			/* the worker's, KWEB_HDR_MAX bytes */
+};
+
 /*
  * The response in flight: a header, then [pos, end) of the body, from a
  * cache entry (which softirq can send) or else from an open file.
  */
 struct kweb_response {
 	char *hdr;			/* see kweb_response_hdr() */
-	bool hdr_own;			/* kmalloc()ed, not this CPU's scratch */
+	enum kweb_hdr_buf hdr_buf;
 	unsigned int hdr_len;
 	unsigned int hdr_sent;
 	struct kweb_centry *entry;

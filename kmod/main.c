@@ -11,6 +11,7 @@
 
 #include "kweb.h"
 #include "netns.h"
+#include "spare.h"
 
 const char *const kweb_stat_names[KWEB_STAT_NR] = {
 	[KWEB_STAT_CONN_ACCEPTED] = "connections_accepted",
@@ -112,6 +113,7 @@ out_request:
 	kweb_request_exit();
 out_conn:
 	kweb_conn_exit();
+	kweb_spare_exit();
 out_config:
 	kweb_config_exit();
 out_netns:
@@ -129,6 +131,7 @@ static void __exit kweb_exit(void)
 	kweb_request_exit();
 	/* Flushes the cache entries' last puts. */
 	kweb_conn_exit();
+	kweb_spare_exit();
 	pr_info("stopped: %llu connections, %llu requests in softirq, %llu in the worker, %llu body bytes spliced, %llu copied, %ld bytes still pinned\n",
 		kweb_stat_read_all(KWEB_STAT_CONN_ACCEPTED),
 		kweb_stat_read_all(KWEB_STAT_REQ_SOFTIRQ),

@@ -23,6 +23,7 @@
 #include "mime.h"
 #include "mimemap.h"
 #include "response.h"
+#include "spare.h"
 
 /* A redirect's Location: no more fits with the header fields. */
 #define KWEB_LOCATION_MAX (KWEB_HDR_MAX / 2)
@@ -30,7 +31,7 @@
 /*
  * Softirq's scratch space, one per CPU: softirq does not nest, and a
  * response header left unsent when it ends is copied out
- * (kweb_response_hdr_keep()). The worker allocates its own.
+ * (kweb_response_hdr_keep()). The worker's are spare.c's.
  */
 struct kweb_req_scratch {
 	char path[KWEB_REQ_BUF];
@@ -101,10 +102,10 @@ static int kweb_response_hdr(struct kweb_response *r)
 		r->hdr = this_cpu_ptr(kweb_scratch)->hdr;
 		return 0;
 	}
-	r->hdr = kmalloc(KWEB_HDR_MAX, GFP_KERNEL);
+	r->hdr = kweb_spare_get(KWEB_SPARE_HDR, KWEB_HDR_MAX);
 	if (!r->hdr)
 		return -ENOMEM;
-	r->hdr_own = true;
+	r->hdr_buf = KWEB_HDR_SPARE;
 	return 0;
 }
 
@@ -116,7 +117,7 @@ int kweb_response_hdr_keep(struct kweb_response *r)
 {
 	char *hdr;
 
-	if (!r->hdr || r->hdr_own)
+	if (!r->hdr || r->hdr_buf != KWEB_HDR_SCRATCH)
 		return 0;
 	if (r->hdr_sent == r->hdr_len) {
 		r->hdr = NULL;
@@ -131,7 +132,7 @@ int kweb_response_hdr_keep(struct kweb_response *r)
 		return -ENOMEM;
 	}
 	r->hdr = hdr;
-	r->hdr_own = true;
+	r->hdr_buf = KWEB_HDR_KEPT;
 	r->hdr_len -= r->hdr_sent;
 	r->hdr_sent = 0;
 	return 0;
@@ -365,10 +366,12 @@ void kweb_response_release(struct kweb_response *resp)
 	resp->batch.bv = NULL;
 	resp->batch.max = 0;
 	kweb_file_close(&resp->file);
-	if (resp->hdr_own)
+	if (resp->hdr_buf == KWEB_HDR_SPARE)
+		kweb_spare_put(KWEB_SPARE_HDR, resp->hdr);
+	else if (resp->hdr_buf == KWEB_HDR_KEPT)
 		kfree(resp->hdr);
 	resp->hdr = NULL;
-	resp->hdr_own = false;
+	resp->hdr_buf = KWEB_HDR_SCRATCH;
 	resp->pos = 0;
 	resp->end = 0;
 	resp->hdr_len = 0;
@@ -1229,13 +1232,13 @@ enum kweb_route kweb_request_handle(struct kweb_conn *conn,
 		return KWEB_ROUTE_SERVE;
 	}
 	/* The normalized path: only while the request is being resolved. */
-	sc = kmalloc(sizeof(*sc), GFP_KERNEL);
+	sc = kweb_spare_get(KWEB_SPARE_REQ, sizeof(*sc));
 	if (!sc) {
 		kweb_response_error(conn, 503, req->method == KWEB_METHOD_HEAD,
 				    false);
 		return KWEB_ROUTE_SERVE;
 	}
 	why = kweb_request_serve(conn, req, sc);
-	kfree(sc);
+	kweb_spare_put(KWEB_SPARE_REQ, sc);
 	return why;
 }
