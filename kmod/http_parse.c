@@ -54,6 +54,48 @@ static bool kweb_hp_value_char(unsigned char c)
 	return kweb_http_is(c, KWEB_CT_VALUE);
 }
 
+#define KWEB_HP_ONES	0x0101010101010101ULL
+#define KWEB_HP_HIGHS	0x8080808080808080ULL
+
+/*
+ * Does any of w's eight bytes fall below SP or equal DEL? Exact as a
+ * whole (a borrow only runs on from a byte that is one). Bytes with the
+ * high bit set, obs-text, never count.
+ */
+static bool kweb_hp_word_has_ctl(u64 w)
+{
+	u64 del = w ^ (0x7f * KWEB_HP_ONES);
+
+	return ((w - 0x20 * KWEB_HP_ONES) & ~w & KWEB_HP_HIGHS) ||
+	       ((del - KWEB_HP_ONES) & ~del & KWEB_HP_HIGHS);
+}
+
+/*
+ * Where field-content starting at i ends. Values are most of a browser's
+ * head (User-Agent, Accept, cookies): eight bytes are tested at a time,
+ * and a word that holds a CTL (the line's CR, or an HTAB) byte by byte.
+ */
+static size_t kweb_hp_value_end(const char *b, size_t i, size_t end)
+{
+	size_t lim;
+	u64 w;
+
+	for (;;) {
+		while (end - i >= sizeof(w)) {
+			memcpy(&w, b + i, sizeof(w));
+			if (kweb_hp_word_has_ctl(w))
+				break;
+			i += sizeof(w);
+		}
+		lim = end - i > sizeof(w) ? i + sizeof(w) : end;
+		while (i < lim && kweb_hp_value_char(b[i]))
+			i++;
+		/* Only an HTAB, which field-content allows, goes on. */
+		if (i < lim || i == end)
+			return i;
+	}
+}
+
 static bool kweb_hp_str_is(struct kweb_str s, const char *lit)
 {
 	size_t i;
@@ -541,8 +583,7 @@ static int kweb_hp_head(struct kweb_hp *h)
 
 		/* field-content; then a line end, or a byte that is a 400 */
 		s = ++i;
-		while (i < end && kweb_hp_value_char(b[i]))
-			i++;
+		i = kweb_hp_value_end(b, i, end);
 		if (i < end && b[i] != '\r' && b[i] != '\n')
 			return 400;
 		e = i;
