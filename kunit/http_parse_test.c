@@ -483,6 +483,43 @@ static void parse_absent_fields_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, req.range.len, 0);
 }
 
+/*
+ * Field values are tested a word at a time: every byte value, at every
+ * offset of the value's first two words, is refused or kept as the
+ * byte-wise grammar says (field-content: VCHAR, obs-text, SP, HTAB).
+ */
+static void parse_value_bytes_test(struct kunit *test)
+{
+	static const char pre[] = "GET / HTTP/1.1\r\nHost: a\r\nX-V: ";
+	char buf[sizeof(pre) - 1 + 20 + 4];
+	struct kweb_request req;
+	unsigned int c, off;
+
+	for (c = 0; c < 256; c++) {
+		bool ok = c == '\t' || (c >= 0x20 && c != 0x7f);
+
+		if (c == '\r' || c == '\n')
+			continue;	/* a line end: another head */
+		for (off = 1; off < 19; off++) {
+			size_t len = sizeof(pre) - 1;
+			enum kweb_parse_result res;
+
+			memcpy(buf, pre, len);
+			memset(buf + len, 'v', 20);
+			buf[len + off] = (char)c;
+			len += 20;
+			memcpy(buf + len, "\r\n\r\n", 4);
+			len += 4;
+			res = parse(test, buf, len, MAX_HEAD, &req);
+			KUNIT_EXPECT_EQ_MSG(test, res, ok ? KWEB_PARSE_OK :
+					    KWEB_PARSE_ERROR,
+					    "byte %#x at %u", c, off);
+			if (!ok)
+				KUNIT_EXPECT_EQ(test, req.status, 400);
+		}
+	}
+}
+
 /* Names one byte off a known one, in length or spelling, are other fields. */
 static void parse_near_names_test(struct kunit *test)
 {
@@ -974,6 +1011,7 @@ static struct kunit_case kweb_http_parse_cases[] = {
 	KUNIT_CASE(parse_fields_test),
 	KUNIT_CASE(parse_absent_fields_test),
 	KUNIT_CASE(parse_near_names_test),
+	KUNIT_CASE(parse_value_bytes_test),
 	KUNIT_CASE(parse_methods_test),
 	KUNIT_CASE(parse_versions_test),
 	KUNIT_CASE(parse_h2_preface_test),
