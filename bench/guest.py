@@ -366,6 +366,12 @@ def delta(after, before):
     return {k: after[k] - before.get(k, 0) for k in after}
 
 
+def moved(after, before):
+    """The counters of after that changed since before, by how much."""
+    return {k: v for k, v in delta(after, before).items()
+            if isinstance(v, int) and v}
+
+
 def file_size(path):
     try:
         return os.path.getsize(path)
@@ -1469,18 +1475,14 @@ class Bench:
         out = {}
         k1 = kweb_counters()
         if k1 is not None and mark["kweb"] is not None:
-            out["kweb"] = {k: v for k, v in delta(k1, mark["kweb"]).items()
-                           if v}
-        out["tcp"] = {k: v for k, v in delta(tcp_all(), mark["tcp"]).items()
-                      if v}
+            out["kweb"] = moved(k1, mark["kweb"])
+        out["tcp"] = moved(tcp_all(), mark["tcp"])
         try:
             t1 = side.tlsd_stats()
         except Failed as e:
             t1, out["tlsd_error"] = None, str(e)
         if t1 is not None and mark["tlsd"] is not None:
-            out["tlsd"] = {k: t1[k] - mark["tlsd"].get(k, 0)
-                           for k in t1 if isinstance(t1[k], int)
-                           and t1[k] != mark["tlsd"].get(k, 0)}
+            out["tlsd"] = moved(t1, mark["tlsd"])
         log = side.error_log()
         if log:
             out["error_log"] = file_tail(log, mark["log"])
