@@ -106,6 +106,7 @@ static bool kweb_host_ipvfuture(const char *p, size_t len)
  */
 static int kweb_host_part(const char *p, size_t len)
 {
+	bool dot = false;
 	size_t i;
 
 	if (len && p[0] == '[') {
@@ -121,18 +122,28 @@ static int kweb_host_part(const char *p, size_t len)
 				return -EINVAL;
 		return i + 1;
 	}
-	for (i = 0; i < len && p[i] != ':'; i++) {
-		if (p[i] == '%') {
-			if (len - i < 3 || !kweb_http_is(p[i + 1], KWEB_CT_HEX) ||
-			    !kweb_http_is(p[i + 2], KWEB_CT_HEX))
-				return -EINVAL;
-			i += 2;
+	for (i = 0; i < len; i++) {
+		char c = p[i];
+
+		/* Every request's Host: the common bytes tested first. */
+		if (likely(kweb_http_is(c, KWEB_CT_HOST))) {
+			if (c == '.') {
+				if (dot)
+					return -EINVAL;
+				dot = true;
+			} else {
+				dot = false;
+			}
 			continue;
 		}
-		if (!kweb_http_is(p[i], KWEB_CT_HOST))
+		if (c == ':')
+			break;
+		if (c != '%' || len - i < 3 ||
+		    !kweb_http_is(p[i + 1], KWEB_CT_HEX) ||
+		    !kweb_http_is(p[i + 2], KWEB_CT_HEX))
 			return -EINVAL;
-		if (p[i] == '.' && i && p[i - 1] == '.')
-			return -EINVAL;
+		dot = false;
+		i += 2;
 	}
 	return i ? (int)i : -EINVAL;
 }

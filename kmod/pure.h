@@ -30,6 +30,9 @@ typedef int64_t s64;
 #ifndef ARRAY_SIZE
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #endif
+#ifndef likely
+#define likely(x) __builtin_expect(!!(x), 1)
+#endif
 #ifndef unlikely
 #define unlikely(x) __builtin_expect(!!(x), 0)
 #endif
