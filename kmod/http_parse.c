@@ -54,20 +54,10 @@ static bool kweb_hp_value_char(unsigned char c)
 	return kweb_http_is(c, KWEB_CT_VALUE);
 }
 
-#define KWEB_HP_ONES	0x0101010101010101ULL
-#define KWEB_HP_HIGHS	0x8080808080808080ULL
-
-/*
- * Does any of w's eight bytes fall below SP or equal DEL? Exact as a
- * whole (a borrow only runs on from a byte that is one). Bytes with the
- * high bit set, obs-text, never count.
- */
+/* Does any of w's eight bytes fall below SP or equal DEL? */
 static bool kweb_hp_word_has_ctl(u64 w)
 {
-	u64 del = w ^ (0x7f * KWEB_HP_ONES);
-
-	return ((w - 0x20 * KWEB_HP_ONES) & ~w & KWEB_HP_HIGHS) ||
-	       ((del - KWEB_HP_ONES) & ~del & KWEB_HP_HIGHS);
+	return kweb_word_has_below(w, 0x20) || kweb_word_has(w, 0x7f);
 }
 
 /*
@@ -78,16 +68,12 @@ static bool kweb_hp_word_has_ctl(u64 w)
 static size_t kweb_hp_value_end(const char *b, size_t i, size_t end)
 {
 	size_t lim;
-	u64 w;
 
 	for (;;) {
-		while (end - i >= sizeof(w)) {
-			memcpy(&w, b + i, sizeof(w));
-			if (kweb_hp_word_has_ctl(w))
-				break;
-			i += sizeof(w);
-		}
-		lim = end - i > sizeof(w) ? i + sizeof(w) : end;
+		while (end - i >= sizeof(u64) &&
+		       !kweb_hp_word_has_ctl(kweb_word_load(b + i)))
+			i += sizeof(u64);
+		lim = end - i > sizeof(u64) ? i + sizeof(u64) : end;
 		while (i < lim && kweb_hp_value_char(b[i]))
 			i++;
 		/* Only an HTAB, which field-content allows, goes on. */

@@ -90,6 +90,23 @@ static bool kweb_pt_ctl(unsigned char c)
 	return c < 0x20 || c == 0x7f;
 }
 
+/* The first '?' or '#' of target, or len: eight bytes at a time. */
+static size_t kweb_pt_split(const char *target, size_t len)
+{
+	size_t i = 0;
+
+	while (len - i >= sizeof(u64)) {
+		u64 w = kweb_word_load(target + i);
+
+		if (kweb_word_has(w, '?') || kweb_word_has(w, '#'))
+			break;
+		i += sizeof(u64);
+	}
+	while (i < len && target[i] != '?' && target[i] != '#')
+		i++;
+	return i;
+}
+
 int kweb_path_normalize(const char *target, size_t len, char *out,
 			size_t outsz, struct kweb_target *t)
 {
@@ -104,12 +121,10 @@ int kweb_path_normalize(const char *target, size_t len, char *out,
 	 * A fragment is never sent (RFC 9110 7.1); one here is bogus. One
 	 * pass finds it, and where the query starts.
 	 */
-	for (q = 0; q < len && target[q] != '?'; q++)
-		if (target[q] == '#')
-			return -EINVAL;
-	for (i = q; i < len; i++)
-		if (target[i] == '#')
-			return -EINVAL;
+	q = kweb_pt_split(target, len);
+	if (q < len && (target[q] == '#' ||
+			memchr(target + q + 1, '#', len - q - 1)))
+		return -EINVAL;
 
 	if (target[0] == '/') {
 		p = 0;
@@ -151,10 +166,30 @@ int kweb_path_normalize(const char *target, size_t len, char *out,
 	for (i = p; i < q; i++) {
 		char c = target[i];
 
-		/* Most bytes: within a segment, written as they are. */
-		if (n.plain && kweb_http_is(c, KWEB_CT_PATH) &&
-		    n.o + 1 < n.size) {
-			out[n.o++] = c;
+		/*
+		 * Most bytes: a run within a segment, copied as it is. A
+		 * segment that starts with one is plain from there; one that
+		 * starts with a dot may still be "." or "..".
+		 */
+		if (kweb_http_is(c, KWEB_CT_PATH) &&
+		    (n.plain || (c != '.' && !n.dots))) {
+			size_t e = i + 1;
+
+			while (e < q && kweb_http_is(target[e], KWEB_CT_PATH))
+				e++;
+			if (n.o + (e - i) >= n.size)
+				return -ENAMETOOLONG;
+			memcpy(out + n.o, target + i, e - i);
+			n.o += e - i;
+			n.plain = true;
+			i = e - 1;
+			continue;
+		}
+		/* The end of a plain segment: kweb_pt_end_segment(), inline. */
+		if (c == '/' && n.plain && n.o + 1 < n.size) {
+			out[n.o++] = '/';
+			n.seg = n.o;
+			n.plain = false;
 			continue;
 		}
 		if (c == '%') {

@@ -67,6 +67,40 @@ static inline bool kweb_http_iprefix(const char *p, size_t len, const char *lc)
 }
 
 /*
+ * Eight bytes at a time, for the long runs of a head (field values, a
+ * target's path): exact as a whole, since a borrow only runs on from a
+ * byte that is itself a hit. Whatever the word's byte order.
+ */
+#define KWEB_WORD_ONES	0x0101010101010101ULL
+#define KWEB_WORD_HIGHS	0x8080808080808080ULL
+
+static inline u64 kweb_word_load(const char *p)
+{
+	u64 w;
+
+	memcpy(&w, p, sizeof(w));
+	return w;
+}
+
+/* Is any byte of w zero? */
+static inline bool kweb_word_has_zero(u64 w)
+{
+	return (w - KWEB_WORD_ONES) & ~w & KWEB_WORD_HIGHS;
+}
+
+/* Is any byte of w equal to c? */
+static inline bool kweb_word_has(u64 w, u8 c)
+{
+	return kweb_word_has_zero(w ^ (c * KWEB_WORD_ONES));
+}
+
+/* Is any byte of w below c (at most 0x80)? obs-text never is. */
+static inline bool kweb_word_has_below(u64 w, u8 c)
+{
+	return (w - c * KWEB_WORD_ONES) & ~w & KWEB_WORD_HIGHS;
+}
+
+/*
  * A setting's ';'-separated list (cache_rules, error_pages): a walk over
  * its elements, OWS trimmed. The empty element after a last ';' ends the
  * list; any other empty one is yielded, for the caller to refuse.

@@ -176,6 +176,43 @@ static void path_test(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, !memcmp(t.raw_path.p, raw, t.raw_path.len));
 }
 
+/*
+ * The query and a fragment are found a word at a time: a '?' or '#' at
+ * every offset of the target's first words.
+ */
+static void path_split_test(struct kunit *test)
+{
+	char in[24], out[32];
+	struct kweb_target t;
+	size_t off;
+
+	for (off = 1; off < sizeof(in); off++) {
+		memset(in, 'a', sizeof(in));
+		in[0] = '/';
+		in[off] = '?';
+		KUNIT_ASSERT_EQ(test, kweb_path_normalize(in, sizeof(in), out,
+							  sizeof(out), &t), 0);
+		KUNIT_EXPECT_TRUE(test, t.has_query);
+		KUNIT_EXPECT_EQ(test, t.raw_path.len, off);
+		KUNIT_EXPECT_EQ(test, t.path_len, off);
+		KUNIT_EXPECT_EQ(test, t.query.len, sizeof(in) - off - 1);
+
+		/* A fragment, before the query or inside it, is bogus. */
+		in[off] = '#';
+		KUNIT_EXPECT_EQ(test, kweb_path_normalize(in, sizeof(in), out,
+							  sizeof(out), &t),
+				-EINVAL);
+		in[off] = '?';
+		if (off + 1 < sizeof(in)) {
+			in[sizeof(in) - 1] = '#';
+			KUNIT_EXPECT_EQ(test,
+					kweb_path_normalize(in, sizeof(in), out,
+							    sizeof(out), &t),
+					-EINVAL);
+		}
+	}
+}
+
 /* out holds the path and its NUL; held-back dot segments need no room. */
 static void path_size_test(struct kunit *test)
 {
@@ -269,6 +306,7 @@ static void path_len_test(struct kunit *test)
 
 static struct kunit_case kweb_http_path_cases[] = {
 	KUNIT_CASE_PARAM(path_test, path_gen_params),
+	KUNIT_CASE(path_split_test),
 	KUNIT_CASE(path_size_test),
 	KUNIT_CASE(path_len_test),
 	KUNIT_CASE(path_authority_test),
