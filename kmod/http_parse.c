@@ -269,66 +269,55 @@ enum kweb_hp_fid {
 };
 
 /*
- * Which field a name is, by its length first: a browser sends a dozen
- * fields, most of them of no interest here, and each is then one jump
- * and at most two comparisons rather than a comparison per known name.
+ * The names, by length: a browser sends a dozen fields, most of them of
+ * no interest here, and each is then one index and at most two
+ * comparisons rather than a comparison per known name.
  */
+static const struct kweb_hp_name {
+	const char *lc;
+	enum kweb_hp_fid id;
+} kweb_hp_names[][2] = {
+	[4] = { { "host", KWEB_HF_HOST } },
+	[5] = { { "range", KWEB_HF_RANGE } },
+	[6] = { { "expect", KWEB_HF_EXPECT } },
+	[7] = { { "referer", KWEB_HF_REFERER },
+		{ "upgrade", KWEB_HF_UPGRADE } },
+	[8] = { { "if-range", KWEB_HF_IF_RANGE },
+		{ "if-match", KWEB_HF_IF_MATCH } },
+	[10] = { { "connection", KWEB_HF_CONNECTION },
+		 { "user-agent", KWEB_HF_USER_AGENT } },
+	[13] = { { "if-none-match", KWEB_HF_IF_NONE_MATCH } },
+	[14] = { { "content-length", KWEB_HF_CONTENT_LENGTH } },
+	[15] = { { "accept-encoding", KWEB_HF_ACCEPT_ENCODING } },
+	[17] = { { "transfer-encoding", KWEB_HF_TRANSFER_ENCODING },
+		 { "if-modified-since", KWEB_HF_IF_MODIFIED_SINCE } },
+	[19] = { { "if-unmodified-since", KWEB_HF_IF_UNMODIFIED_SINCE } },
+};
+
+/*
+ * Does the name n, nl tchars, spell lc (as long, lower-case letters and
+ * '-') in any case? OR-ing in 0x20 lower-cases a letter and leaves '-';
+ * of the other bytes it could turn into one of lc's, none is a tchar.
+ */
+static bool kweb_hp_name_is(const char *n, size_t nl, const char *lc)
+{
+	size_t i;
+
+	for (i = 0; i < nl; i++)
+		if ((n[i] | 0x20) != lc[i])
+			return false;
+	return true;
+}
+
 static enum kweb_hp_fid kweb_hp_field_id(const char *n, size_t nl)
 {
-	switch (nl) {
-	case 4:
-		if (kweb_http_ieq(n, nl, "host"))
-			return KWEB_HF_HOST;
-		break;
-	case 5:
-		if (kweb_http_ieq(n, nl, "range"))
-			return KWEB_HF_RANGE;
-		break;
-	case 6:
-		if (kweb_http_ieq(n, nl, "expect"))
-			return KWEB_HF_EXPECT;
-		break;
-	case 7:
-		if (kweb_http_ieq(n, nl, "referer"))
-			return KWEB_HF_REFERER;
-		if (kweb_http_ieq(n, nl, "upgrade"))
-			return KWEB_HF_UPGRADE;
-		break;
-	case 8:
-		if (kweb_http_ieq(n, nl, "if-range"))
-			return KWEB_HF_IF_RANGE;
-		if (kweb_http_ieq(n, nl, "if-match"))
-			return KWEB_HF_IF_MATCH;
-		break;
-	case 10:
-		if (kweb_http_ieq(n, nl, "connection"))
-			return KWEB_HF_CONNECTION;
-		if (kweb_http_ieq(n, nl, "user-agent"))
-			return KWEB_HF_USER_AGENT;
-		break;
-	case 13:
-		if (kweb_http_ieq(n, nl, "if-none-match"))
-			return KWEB_HF_IF_NONE_MATCH;
-		break;
-	case 14:
-		if (kweb_http_ieq(n, nl, "content-length"))
-			return KWEB_HF_CONTENT_LENGTH;
-		break;
-	case 15:
-		if (kweb_http_ieq(n, nl, "accept-encoding"))
-			return KWEB_HF_ACCEPT_ENCODING;
-		break;
-	case 17:
-		if (kweb_http_ieq(n, nl, "transfer-encoding"))
-			return KWEB_HF_TRANSFER_ENCODING;
-		if (kweb_http_ieq(n, nl, "if-modified-since"))
-			return KWEB_HF_IF_MODIFIED_SINCE;
-		break;
-	case 19:
-		if (kweb_http_ieq(n, nl, "if-unmodified-since"))
-			return KWEB_HF_IF_UNMODIFIED_SINCE;
-		break;
-	}
+	const struct kweb_hp_name *e;
+
+	if (nl >= ARRAY_SIZE(kweb_hp_names))
+		return KWEB_HF_OTHER;
+	for (e = kweb_hp_names[nl]; e < kweb_hp_names[nl] + 2 && e->lc; e++)
+		if (kweb_hp_name_is(n, nl, e->lc))
+			return e->id;
 	return KWEB_HF_OTHER;
 }
 
