@@ -57,14 +57,15 @@ TLS_COMPS = ("tls", "tls-ossl", "tls-nginx", "tls-aa")
 # TLS rows share names with cleartext ones, not their noise.
 AA_COMPS = ("aa", "tls-aa")
 
+# A tool whose own user-space code keeps its threads busy this much of
+# the run may be what limits the result.
+TOOL_BUSY_LIMIT = 0.5
+
 
 def aa_of(table, comp):
     """{(workload, file set): the A/A row} that calibrates comp's."""
     src = "tls-aa" if comp in TLS_COMPS else "aa"
     return {(r.wl, r.fs): r for r in table.get(src, [])}
-# A tool whose own user-space code keeps its threads busy this much of
-# the run may be what limits the result.
-TOOL_BUSY_LIMIT = 0.5
 
 
 def load(paths):

@@ -118,8 +118,8 @@ int kweb_path_normalize(const char *target, size_t len, char *out,
 	if (!len)
 		return -EINVAL;
 	/*
-	 * A fragment is never sent (RFC 9110 7.1); one here is bogus. One
-	 * pass finds it, and where the query starts.
+	 * A fragment is never sent (RFC 9110 7.1); one here is bogus,
+	 * before the query or inside it.
 	 */
 	q = kweb_pt_split(target, len);
 	if (q < len && (target[q] == '#' ||
