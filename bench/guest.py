@@ -331,17 +331,25 @@ def tcp_timewait():
     return int(m.group(1)) if m else None
 
 
-def tcp_all():
+def tcp_all(client=False):
     """Every counter of this namespace's /proc/net/snmp Tcp table and
-    /proc/net/netstat TcpExt table, as "Tcp:InSegs" and so on."""
+    /proc/net/netstat TcpExt table, as "Tcp:InSegs" and so on; of the
+    client's namespace if client."""
     out = {}
     for path, table in (("/proc/net/snmp", "Tcp:"),
                         ("/proc/net/netstat", "TcpExt:")):
         try:
-            with open(path) as f:
-                rows = [ln.split() for ln in f if ln.startswith(table)]
-        except OSError:
+            if client:
+                p = subprocess.run(isolate.client_cmd(["cat", path]),
+                                   stdout=subprocess.PIPE, text=True,
+                                   stderr=subprocess.DEVNULL, timeout=60)
+                lines = p.stdout.splitlines()
+            else:
+                with open(path) as f:
+                    lines = f.read().splitlines()
+        except (OSError, subprocess.SubprocessError):
             continue
+        rows = [ln.split() for ln in lines if ln.startswith(table)]
         if len(rows) >= 2:
             for k, v in zip(rows[0][1:], rows[1][1:]):
                 if v.lstrip("-").isdigit():
@@ -1465,18 +1473,21 @@ class Bench:
             tlsd = None
         log = side.error_log()
         return {"kweb": kweb_counters(), "tcp": tcp_all(), "tlsd": tlsd,
+                "client_tcp": tcp_all(True) if ISOLATED else None,
                 "log": file_size(log) if log else 0}
 
     @staticmethod
     def evidence(side, mark):
         """What moved over a failed row (warm-up and timed runs): kweb's
-        and the TCP counters that changed, kwebtlsd's, nginx's error log
-        lines."""
+        and the TCP counters that changed (the client's namespace's too),
+        kwebtlsd's, nginx's error log lines."""
         out = {}
         k1 = kweb_counters()
         if k1 is not None and mark["kweb"] is not None:
             out["kweb"] = moved(k1, mark["kweb"])
         out["tcp"] = moved(tcp_all(), mark["tcp"])
+        if mark.get("client_tcp") is not None:
+            out["client_tcp"] = moved(tcp_all(True), mark["client_tcp"])
         try:
             t1 = side.tlsd_stats()
         except Failed as e:

@@ -95,8 +95,9 @@ if ((rc == 0)); then
   else
     not_ok "$TAG: benchmark$( ((${#smoke[@]})) && echo ' smoke run'): every timed" \
       "run passes its checks (status $rc, ${runs:-0} runs, ${failed:-0} failed)"
-    { grep 'FAILED' "$RUN_DIR/bench.log"; tail -n 20 "$RUN_DIR/guest-py.err"; } |
-      diag 40
+    # A failed row's next line says what moved over it (counters, logs).
+    { grep -A1 'FAILED' "$RUN_DIR/bench.log"; tail -n 20 "$RUN_DIR/guest-py.err"; } |
+      diag 60
   fi
   # Memory per idle keep-alive connection (bench/idle.py): kweb, nginx
   # and the TCP sockets alone, into the same results.
