@@ -1113,6 +1113,20 @@ void kweb_conn_adopt_tls(struct kweb_server *srv, struct kweb_conn *conn,
 	kweb_conn_arm(conn, kweb_limits(srv).header_timeout);
 }
 
+/*
+ * Read under the lock: softirq's unlist (a handoff) drops the count and
+ * wakes us inside it, and srv must outlive its unlock.
+ */
+static bool kweb_conns_gone(struct kweb_server *srv)
+{
+	bool gone;
+
+	spin_lock_bh(&srv->conns_lock);
+	gone = !srv->nr_conns;
+	spin_unlock_bh(&srv->conns_lock);
+	return gone;
+}
+
 /* Close every connection of srv and wait until they are gone. */
 void kweb_conns_stop(struct kweb_server *srv)
 {
@@ -1125,7 +1139,7 @@ void kweb_conns_stop(struct kweb_server *srv)
 	}
 	spin_unlock_bh(&srv->conns_lock);
 	kweb_closers_flush();
-	wait_event(srv->conns_wq, !READ_ONCE(srv->nr_conns));
+	wait_event(srv->conns_wq, kweb_conns_gone(srv));
 	/* Runs queued before they closed hold the last references. */
 	flush_workqueue(kweb_wq);
 }

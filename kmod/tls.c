@@ -122,10 +122,28 @@ static void kweb_tls_hooks_restore(struct kweb_conn *conn)
 }
 
 /*
+ * Whether the lookup's reference is, with no more than extra others, all
+ * that holds the socket's file, and no epoll set watches it (an epoll
+ * item polls a file it holds no reference to). A handoff ungrafts the
+ * socket from the file (kweb_handoff()): anyone else still reaching the
+ * file would find no socket, or, until then, the backend's connection.
+ */
+static bool kweb_tls_file_ours(struct file *file, long extra)
+{
+#ifdef CONFIG_EPOLL
+	if (READ_ONCE(file->f_ep))
+		return false;
+#endif
+	return file_count(file) == 1 + extra;
+}
+
+/*
  * Process context, from the daemon's sock-adopt, under kweb_ctl_mutex,
  * with sock looked up from descriptor fd of the caller's file table. On
  * success the descriptor is closed and the lookup's file reference is
- * the connection's.
+ * the connection's. The file must be the daemon's by that descriptor
+ * alone: not dup'd, shared with a child, in flight, in use by another
+ * call, or watched by epoll.
  */
 int kweb_tls_adopt(struct kweb_server *srv, struct socket *sock,
 		   unsigned int fd, struct netlink_ext_ack *extack)
@@ -164,6 +182,9 @@ int kweb_tls_adopt(struct kweb_server *srv, struct socket *sock,
 	} else if (sk->sk_user_data) {
 		NL_SET_ERR_MSG(extack, "the socket is in use");
 		err = -EBUSY;
+	} else if (!kweb_tls_file_ours(sock->file, 1)) {
+		NL_SET_ERR_MSG(extack, "the socket's file is shared or polled");
+		err = -EBUSY;
 	}
 	if (err) {
 		release_sock(sk);
@@ -172,15 +193,22 @@ int kweb_tls_adopt(struct kweb_server *srv, struct socket *sock,
 		return err;
 	}
 	/*
-	 * Ours alone unless the daemon shares the file (a dup, a fork, a
-	 * descriptor in flight or a call on it in progress): then the
-	 * socket keeps its netns reference, as a user socket does. Once no
-	 * descriptor is left, nothing can take another reference, and the
-	 * netns may go while kweb serves it (kweb_tls_release()). The
-	 * caller's netlink socket holds the netns meanwhile.
+	 * Another thread of the daemon may have shared the file since (a
+	 * dup): the descriptor is gone all the same, and the socket is not
+	 * ours. Else no descriptor is left, nothing can take another
+	 * reference, and the netns may go while kweb serves it
+	 * (kweb_tls_release()). The caller's netlink socket holds the
+	 * netns meanwhile.
 	 */
 	close_fd(fd);
-	if (sk->sk_net_refcnt && file_count(sock->file) == 1)
+	if (!kweb_tls_file_ours(sock->file, 0)) {
+		release_sock(sk);
+		NL_SET_ERR_MSG(extack, "the socket's file is shared or polled");
+		kfree(conn->tls_in);
+		kweb_conn_free_unused(conn);
+		return -EBUSY;
+	}
+	if (sk->sk_net_refcnt)
 		kweb_sk_net_refcnt_downgrade(sk);
 	conn->file = sock->file;
 	conn->sock = sock;
@@ -201,11 +229,17 @@ int kweb_tls_adopt(struct kweb_server *srv, struct socket *sock,
 	sk->sk_state_change = kweb_tls_state_change;
 	sk->sk_error_report = kweb_tls_error_report;
 	write_unlock_bh(&sk->sk_callback_lock);
+	/*
+	 * The backlog's replay may have the worker end the connection, and
+	 * drop what held sk, before we look: hold it meanwhile.
+	 */
+	sock_hold(sk);
 	release_sock(sk);
 
 	kweb_stat_add(srv->stats, KWEB_STAT_TLS_CONNS, 1);
 	/* A record decrypted before the hooks were ours: the work looks. */
 	kweb_conn_data_ready(sk);
+	sock_put(sk);
 	return 0;
 }
 
