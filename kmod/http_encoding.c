@@ -114,6 +114,18 @@ u8 kweb_accept_encoding_mask(const struct kweb_accept_enc *a)
 	return ok;
 }
 
+/*
+ * nginx's gzip_static, with gzip_http_version 1.1 and gzip_proxied off
+ * (its defaults), sends no gzip to HTTP/1.0 or through a proxy: such
+ * caches may not keep the variants apart. brotli_static checks neither.
+ */
+u8 kweb_encoding_sendable(u8 accepted, bool http10, bool via)
+{
+	if (http10 || via)
+		accepted &= ~KWEB_ENC_BIT(KWEB_ENC_GZIP);
+	return accepted;
+}
+
 enum kweb_encoding kweb_encoding_choose(u8 accepted, u8 available)
 {
 	u8 both = accepted & available;

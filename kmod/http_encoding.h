@@ -37,6 +37,12 @@ void kweb_accept_encoding_add(struct kweb_accept_enc *a, const char *p,
 u8 kweb_accept_encoding_mask(const struct kweb_accept_enc *a);
 
 /*
+ * Of the codings accepted (bit mask), those that may answer a request of
+ * HTTP/1.0 (http10) or one that came through a proxy (a Via field).
+ */
+u8 kweb_encoding_sendable(u8 accepted, bool http10, bool via);
+
+/*
  * The preferred coding among those both accepted and available (bit
  * masks), or KWEB_ENC_IDENTITY.
  */

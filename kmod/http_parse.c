@@ -266,6 +266,7 @@ enum kweb_hp_fid {
 	KWEB_HF_USER_AGENT,
 	KWEB_HF_UPGRADE,
 	KWEB_HF_EXPECT,
+	KWEB_HF_VIA,
 };
 
 /*
@@ -277,6 +278,7 @@ static const struct kweb_hp_name {
 	const char *lc;
 	enum kweb_hp_fid id;
 } kweb_hp_names[][2] = {
+	[3] = { { "via", KWEB_HF_VIA } },
 	[4] = { { "host", KWEB_HF_HOST } },
 	[5] = { { "range", KWEB_HF_RANGE } },
 	[6] = { { "expect", KWEB_HF_EXPECT } },
@@ -322,14 +324,14 @@ static enum kweb_hp_fid kweb_hp_field_id(const char *n, size_t nl)
 }
 
 /*
- * Act on one field line. A repeated Range, If-Range, If-Match or
- * If-Unmodified-Since is not an error, but the slice then holds the name
- * of the repeated field instead of a value, which kweb_range_parse(),
- * kweb_if_range(), kweb_if_match() and kweb_if_unmodified_since() never
- * accept: the whole file is sent, or 412 for If-Match (never a false
- * success), and If-Unmodified-Since is ignored as a list of dates is
- * (RFC 9110 13.1.4). Repeated If-None-Match, If-Modified-Since, Referer
- * and User-Agent keep the first. HTTP/1.0 has neither Upgrade (RFC 9110
+ * Act on one field line. A repeated Range, If-Range, If-Match,
+ * If-Unmodified-Since or If-Modified-Since is not an error, but the slice
+ * then holds the name of the repeated field instead of a value, which
+ * kweb_range_parse(), kweb_if_range(), kweb_if_match() and the date
+ * parser never accept: the whole file is sent, or 412 for If-Match (never
+ * a false success), and the two dates are ignored as a list of dates must
+ * be (RFC 9110 13.1.3, 13.1.4). Repeated If-None-Match, Referer and
+ * User-Agent keep the first. HTTP/1.0 has neither Upgrade (RFC 9110
  * 7.8) nor Expect (10.1.1): they are ignored there.
  */
 static int kweb_hp_field(struct kweb_hp *h, struct kweb_str name,
@@ -369,8 +371,7 @@ static int kweb_hp_field(struct kweb_hp *h, struct kweb_str name,
 			req->if_none_match = v;
 		break;
 	case KWEB_HF_IF_MODIFIED_SINCE:
-		if (!req->if_modified_since.p)
-			req->if_modified_since = v;
+		req->if_modified_since = req->if_modified_since.p ? name : v;
 		break;
 	case KWEB_HF_IF_MATCH:
 		req->if_match = req->if_match.p ? name : v;
@@ -398,6 +399,9 @@ static int kweb_hp_field(struct kweb_hp *h, struct kweb_str name,
 		if (req->minor != 0 &&
 		    kweb_http_ieq(v.p, v.len, "100-continue"))
 			req->expect_continue = true;
+		break;
+	case KWEB_HF_VIA:
+		req->via = true;
 		break;
 	}
 	return KWEB_HP_DONE;

@@ -28,10 +28,10 @@ enum kweb_parse_result {
 /*
  * The slices point into the parsed buffer. A field that was not sent has
  * .p == NULL; one sent with an empty value has .p != NULL and .len == 0.
- * Values are trimmed of OWS. A repeated Range, If-Range, If-Match or
- * If-Unmodified-Since is not an error: the slice then holds the repeated
- * field's name instead of a value, which none of their parsers accepts
- * (see kweb_hp_field()). A repeated If-None-Match, If-Modified-Since,
+ * Values are trimmed of OWS. A repeated Range, If-Range, If-Match,
+ * If-Unmodified-Since or If-Modified-Since is not an error: the slice
+ * then holds the repeated field's name instead of a value, which none of
+ * their parsers accepts (see kweb_hp_field()). A repeated If-None-Match,
  * Referer or User-Agent keeps the first. Host, and the authority of an
  * absolute-form target, must be valid (kweb_authority_ok(), the same
  * check for both; an empty Host is allowed): else, or with two Host
@@ -51,6 +51,7 @@ struct kweb_request {
 	bool chunked;		/* Transfer-Encoding ends in chunked */
 	bool has_content_length;
 	bool expect_continue;	/* Expect: 100-continue */
+	bool via;		/* a Via field: it came through a proxy */
 	u64 content_length;
 	struct kweb_str method_str;
 	struct kweb_str target;	/* raw request-target, as sent */

@@ -7,6 +7,11 @@
  * allowed around commas only. kweb serves one range or the whole file: a
  * list of several ranges is answered with 200, which RFC 9110 14.2 allows
  * ("a server MAY ignore the Range header field").
+ *
+ * An empty file has no byte to send, yet a suffix range of it is
+ * satisfiable (14.1.1) and no Content-Range can say so: a range from its
+ * start (bytes=0-, 0-0, -N) gets the whole, empty file, as nginx answers;
+ * one from further on is unsatisfiable.
  */
 #include "http_range.h"
 
@@ -44,7 +49,10 @@ static enum kweb_range_result kweb_rg_spec(const char *v, size_t s, size_t e,
 		i++;
 		if (!kweb_rg_num(v, e, &i, &b) || i != e)
 			return KWEB_RANGE_NONE;
-		if (!b || !size)
+		/* An empty file: its whole, as nginx (see the top). */
+		if (!size)
+			return KWEB_RANGE_NONE;
+		if (!b)
 			return KWEB_RANGE_UNSATISFIABLE;
 		*first = b < size ? size - b : 0;
 		*last = size - 1;
@@ -64,7 +72,7 @@ static enum kweb_range_result kweb_rg_spec(const char *v, size_t s, size_t e,
 			return KWEB_RANGE_NONE;
 	}
 	if (a >= size)
-		return KWEB_RANGE_UNSATISFIABLE;
+		return a ? KWEB_RANGE_UNSATISFIABLE : KWEB_RANGE_NONE;
 	*first = a;
 	*last = b < size - 1 ? b : size - 1;
 	return KWEB_RANGE_OK;

@@ -15,7 +15,8 @@ enum kweb_range_result {
  * Evaluate a Range field value against a representation of size bytes.
  * Only "bytes=" with a single range (a-b, a-, -n) gives 206; the result is
  * [*first, *last], inclusive, last clamped to size - 1. Several ranges, an
- * unknown unit or bad syntax give KWEB_RANGE_NONE.
+ * unknown unit or bad syntax give KWEB_RANGE_NONE, and so does a range
+ * from the start of an empty file (bytes=0-, -N): it is sent whole.
  */
 enum kweb_range_result kweb_range_parse(const char *v, size_t len, u64 size,
 					u64 *first, u64 *last);

@@ -85,6 +85,22 @@ static bool kweb_ends_with_ci(const char *s, size_t len,
 	return true;
 }
 
+/*
+ * A query makes a target the backend's whatever its path, which a proxy
+ * passes on undecoded; so does a path longer than kweb's buffer, as
+ * nginx takes 8 KiB of it (and answers 404 for a file name that long).
+ * The rest (a bad escape, a dot segment above the root, a fragment, a
+ * bad authority) is malformed: kweb's 400.
+ */
+enum kweb_route kweb_route_bad_target(const struct kweb_target *t, int err)
+{
+	if (t->has_query)
+		return KWEB_ROUTE_QUERY;
+	if (err == -ENAMETOOLONG)
+		return KWEB_ROUTE_UNPARSED;
+	return KWEB_ROUTE_SERVE;
+}
+
 enum kweb_route kweb_route_target(const struct kweb_route_rules *rules,
 				  const struct kweb_target *t,
 				  const char *path)

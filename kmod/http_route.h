@@ -68,4 +68,10 @@ enum kweb_route kweb_route_target2(const struct kweb_route_rules *pfx,
 				   const struct kweb_target *t,
 				   const char *path);
 
+/*
+ * Routing of a target that kweb_path_normalize() refused with err, t as
+ * it left it: KWEB_ROUTE_SERVE for kweb's own 400.
+ */
+enum kweb_route kweb_route_bad_target(const struct kweb_target *t, int err);
+
 #endif /* KWEB_HTTP_ROUTE_H */

@@ -60,8 +60,11 @@ static DEFINE_PER_CPU(struct kweb_date_cache, kweb_date_cache) = {
 	.sec = -1,
 };
 
-/* Softirq shares the CPU's cache with the worker: it waits meanwhile. */
-static void kweb_date_now(char out[KWEB_HTTP_DATE_LEN + 1])
+/*
+ * Softirq shares the CPU's cache with the worker: it waits meanwhile.
+ * Returns the second formatted.
+ */
+static s64 kweb_date_now(char out[KWEB_HTTP_DATE_LEN + 1])
 {
 	s64 now = ktime_get_real_seconds();
 	struct kweb_date_cache *dc;
@@ -74,6 +77,7 @@ static void kweb_date_now(char out[KWEB_HTTP_DATE_LEN + 1])
 	}
 	memcpy(out, dc->str, sizeof(dc->str));
 	local_bh_enable();
+	return now;
 }
 
 int kweb_request_init(void)
@@ -143,6 +147,7 @@ struct kweb_reply {
 	bool head;
 	bool keep_alive;
 	bool http10;
+	s64 now;			/* the second date says */
 	char date[KWEB_HTTP_DATE_LEN + 1];
 	/*
 	 * The normalized path, NUL-terminated, in a KWEB_PATH_BUF buffer;
@@ -157,7 +162,7 @@ struct kweb_reply {
 static void kweb_reply_init(struct kweb_reply *rp, struct kweb_resp_hdr *h,
 			    u16 status)
 {
-	kweb_date_now(rp->date);
+	rp->now = kweb_date_now(rp->date);
 	memset(h, 0, sizeof(*h));
 	h->status = status;
 	h->date = rp->date;
@@ -383,14 +388,13 @@ static u16 kweb_errno_status(int err)
 	switch (err) {
 	case -ENOENT:
 	case -ENOTDIR:
+	case -ENAMETOOLONG:	/* a name over NAME_MAX: no such file (nginx) */
 		return 404;
 	case -EACCES:
 	case -EPERM:
 	case -EXDEV:	/* a symlink or ".." leading out of the docroot */
 	case -ELOOP:
 		return 403;
-	case -ENAMETOOLONG:
-		return 414;
 	default:
 		return 500;
 	}
@@ -421,7 +425,8 @@ static u16 kweb_file_status(const struct kweb_request *req,
 	if (head || !req->range.len)
 		return 200;
 	v = &req->if_range;
-	if (v->len && !kweb_if_range(v->p, v->len, etag, etag_len, f->mtime))
+	/* Even an empty one: it matches nothing, so the whole file. */
+	if (v->p && !kweb_if_range(v->p, v->len, etag, etag_len, f->mtime))
 		return 200;
 	switch (kweb_range_parse(req->range.p, req->range.len, f->size,
 				 first, last)) {
@@ -562,7 +567,11 @@ static void kweb_reply_body(struct kweb_conn *conn, struct kweb_reply *rp,
 			kweb_reply_send(conn, rp, &h, true);
 		return;
 	}
-	h.last_modified = m->last_modified;
+	/*
+	 * Never after Date (RFC 9110 8.8.2.1): an mtime ahead of the clock
+	 * (a copy from a host ahead, touch -d) is sent as Date instead.
+	 */
+	h.last_modified = m->mtime > rp->now ? rp->date : m->last_modified;
 	h.etag = m->etag;
 	/* As nginx's expires and add_header: on 200, 206 and 304. */
 	if (rp->path)
@@ -611,8 +620,10 @@ static u8 kweb_variants_on(struct kweb_server *srv, u8 variants)
 static enum kweb_encoding kweb_request_encoding(const struct kweb_request *req,
 						u8 variants)
 {
-	return kweb_encoding_choose(kweb_accept_encoding_mask(&req->accept_enc),
-				    variants);
+	u8 ok = kweb_accept_encoding_mask(&req->accept_enc);
+
+	ok = kweb_encoding_sendable(ok, req->minor == 0, req->via);
+	return kweb_encoding_choose(ok, variants);
 }
 
 /*
@@ -790,15 +801,18 @@ bool kweb_request_cached(struct kweb_conn *conn, struct kweb_request *req,
 	size_t klen;
 	char *key;
 	u8 variants;
-	int hlen;
+	int hlen, err;
 
 	/* A body to drop, or a path kweb cannot take: the worker's. */
 	*why = KWEB_ROUTE_SERVE;
 	if (req->has_content_length && req->content_length)
 		return false;
-	if (kweb_path_normalize(req->target.p, req->target.len, path,
-				KWEB_PATH_NORM, &t))
+	err = kweb_path_normalize(req->target.p, req->target.len, path,
+				  KWEB_PATH_NORM, &t);
+	if (err) {
+		*why = kweb_route_bad_target(&t, err);
 		return false;
+	}
 	*why = kweb_request_route(conn, &t, path);
 	if (*why != KWEB_ROUTE_SERVE)
 		return false;
@@ -1002,8 +1016,11 @@ static enum kweb_route kweb_request_serve(struct kweb_conn *conn,
 	err = kweb_path_normalize(req->target.p, req->target.len, path,
 				  KWEB_PATH_NORM, &t);
 	if (err) {
+		why = kweb_route_bad_target(&t, err);
+		if (why != KWEB_ROUTE_SERVE)
+			return why;
 		rp.keep_alive = false;
-		kweb_reply_error(conn, &rp, err == -ENAMETOOLONG ? 414 : 400);
+		kweb_reply_error(conn, &rp, 400);
 		return KWEB_ROUTE_SERVE;
 	}
 	why = kweb_request_route(conn, &t, path);
@@ -1077,8 +1094,7 @@ static enum kweb_route kweb_request_serve(struct kweb_conn *conn,
 	if (err == -ENOENT && path[t.path_len - 1] != '/' &&
 	    kweb_reply_orphan(conn, &rp, req, key, klen))
 		return KWEB_ROUTE_SERVE;
-	if ((err == -ENOENT || err == -ENOTDIR) &&
-	    kweb_backend_missing(conn->srv))
+	if (kweb_errno_status(err) == 404 && kweb_backend_missing(conn->srv))
 		return KWEB_ROUTE_MISSING;
 	if (err) {
 		u16 status = kweb_errno_status(err);

@@ -151,11 +151,35 @@ static void ae_choose_test(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, kweb_encoding_suffix(KWEB_ENC_IDENTITY), "");
 }
 
+/* gzip_static's defaults: no gzip to HTTP/1.0 or through a proxy. */
+static void ae_sendable_test(struct kunit *test)
+{
+	static const char via[] = "GET / HTTP/1.1\r\nHost: h\r\n"
+				  "Accept-Encoding: gzip, br\r\n"
+				  "VIA: 1.1 cache\r\n\r\n";
+	struct kweb_request req;
+
+	KUNIT_EXPECT_EQ(test, kweb_encoding_sendable(BR | GZ, false, false),
+			BR | GZ);
+	KUNIT_EXPECT_EQ(test, kweb_encoding_sendable(BR | GZ, true, false), BR);
+	KUNIT_EXPECT_EQ(test, kweb_encoding_sendable(BR | GZ, false, true), BR);
+	KUNIT_EXPECT_EQ(test, kweb_encoding_sendable(GZ, true, true), 0);
+	KUNIT_EXPECT_EQ(test, kweb_encoding_sendable(0, false, false), 0);
+
+	KUNIT_ASSERT_EQ(test, kweb_http_parse(via, sizeof(via) - 1, 8192,
+					      &req), KWEB_PARSE_OK);
+	KUNIT_EXPECT_TRUE(test, req.via);
+	KUNIT_ASSERT_EQ(test, kweb_http_parse("GET / HTTP/1.1\r\nHost: h\r\n\r\n",
+					      27, 8192, &req), KWEB_PARSE_OK);
+	KUNIT_EXPECT_FALSE(test, req.via);
+}
+
 static struct kunit_case kweb_http_encoding_cases[] = {
 	KUNIT_CASE_PARAM(ae_test, ae_gen_params),
 	KUNIT_CASE(ae_lines_test),
 	KUNIT_CASE(ae_parse_test),
 	KUNIT_CASE(ae_choose_test),
+	KUNIT_CASE(ae_sendable_test),
 	{}
 };
 

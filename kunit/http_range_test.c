@@ -48,11 +48,14 @@ static const struct range_case range_cases[] = {
 	OK("bytes=-" U64_MAX_STR, 10, 0, 9),
 	UNSAT("bytes=-0", 10),
 	UNSAT("bytes=-000", 10),
-	/* size 0: nothing is satisfiable */
-	UNSAT("bytes=0-0", 0),
-	UNSAT("bytes=0-", 0),
-	UNSAT("bytes=-1", 0),
-	UNSAT("bytes=-0", 0),
+	/* size 0: from its start, the whole (empty) file, as nginx */
+	NONE("bytes=0-0", 0),
+	NONE("bytes=0-", 0),
+	NONE("bytes=0-5", 0),
+	NONE("bytes=-1", 0),
+	NONE("bytes=-0", 0),
+	UNSAT("bytes=1-", 0),
+	UNSAT("bytes=5-9", 0),
 	/* size 1 */
 	OK("bytes=0-0", 1, 0, 0),
 	OK("bytes=0-", 1, 0, 0),

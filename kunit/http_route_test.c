@@ -55,6 +55,12 @@ static const struct route_case route_cases[] = {
 	{ "GET / HTTP/1.1\r\nX: a\rb\r\n" HOST, KWEB_ROUTE_SERVE },
 	{ "GET / HTTP/1.1\r\n\r\n", KWEB_ROUTE_SERVE },
 	{ "GET /a b HTTP/1.1\r\n" HOST, KWEB_ROUTE_SERVE },
+	/* A path kweb refuses: a query still makes it the backend's. */
+	{ "GET /../x HTTP/1.1\r\n" HOST, KWEB_ROUTE_SERVE },
+	{ "GET /a%zz HTTP/1.1\r\n" HOST, KWEB_ROUTE_SERVE },
+	{ "GET /api/a%zz?x HTTP/1.1\r\n" HOST, KWEB_ROUTE_QUERY },
+	{ "GET /../x?y HTTP/1.1\r\n" HOST, KWEB_ROUTE_QUERY },
+	{ "GET /a#f?x HTTP/1.1\r\n" HOST, KWEB_ROUTE_SERVE },
 };
 
 static void route_desc(const struct route_case *c, char *desc)
@@ -98,10 +104,40 @@ static void route_test(struct kunit *test)
 	res = kweb_http_parse(buf, len, 8192, &req);
 	KUNIT_ASSERT_NE(test, res, KWEB_PARSE_INCOMPLETE);
 	r = kweb_route_request(res, &req);
-	if (r == KWEB_ROUTE_SERVE && res == KWEB_PARSE_OK &&
-	    !kweb_path_normalize(req.target.p, req.target.len, path, 256, &t))
-		r = kweb_route_target(rules, &t, path);
+	if (r == KWEB_ROUTE_SERVE && res == KWEB_PARSE_OK) {
+		int err = kweb_path_normalize(req.target.p, req.target.len,
+					      path, 256, &t);
+
+		r = err ? kweb_route_bad_target(&t, err) :
+			  kweb_route_target(rules, &t, path);
+	}
 	KUNIT_EXPECT_EQ(test, r, c->route);
+}
+
+/* A path longer than the buffer: the backend's, with a query or not. */
+static void route_long_path_test(struct kunit *test)
+{
+	char *path = kunit_kmalloc(test, 256, GFP_KERNEL);
+	char *target = kunit_kmalloc(test, 320, GFP_KERNEL);
+	struct kweb_target t;
+	int err;
+
+	KUNIT_ASSERT_NOT_NULL(test, path);
+	KUNIT_ASSERT_NOT_NULL(test, target);
+	target[0] = '/';
+	memset(target + 1, 'a', 317);
+	memcpy(target + 318, "?q", 2);
+
+	err = kweb_path_normalize(target, 318, path, 256, &t);
+	KUNIT_EXPECT_EQ(test, err, -ENAMETOOLONG);
+	KUNIT_EXPECT_EQ(test, kweb_route_bad_target(&t, err),
+			KWEB_ROUTE_UNPARSED);
+	err = kweb_path_normalize(target, 320, path, 256, &t);
+	KUNIT_EXPECT_EQ(test, err, -ENAMETOOLONG);
+	KUNIT_EXPECT_EQ(test, kweb_route_bad_target(&t, err), KWEB_ROUTE_QUERY);
+	/* fits: no error to route */
+	KUNIT_EXPECT_EQ(test, kweb_path_normalize(target, 200, path, 256, &t),
+			0);
 }
 
 struct rules_case {
@@ -172,6 +208,7 @@ static void rules_slices_test(struct kunit *test)
 
 static struct kunit_case kweb_http_route_cases[] = {
 	KUNIT_CASE_PARAM(route_test, route_gen_params),
+	KUNIT_CASE(route_long_path_test),
 	KUNIT_CASE_PARAM(rules_test, rules_gen_params),
 	KUNIT_CASE(rules_slices_test),
 	{}

@@ -417,6 +417,26 @@ def t_orphans():
     d.report(200)
 
 
+@TESTS.test("corners: ranges of an empty file, a name longer than "
+            "NAME_MAX, an empty If-Range, precompressed files to HTTP/1.0 "
+            "and through a proxy (Via: no gzip, as gzip_static's defaults)")
+def t_corners():
+    d = Differ()
+    for r in ("bytes=0-", "bytes=0-0", "bytes=-5", "bytes=-0", "bytes=1-"):
+        d.one("/empty.txt", "GET", ["Range: " + r])
+    d.one("/" + "a" * 300, "GET")
+    d.one("/dir/" + "b" * 256 + ".txt", "HEAD")
+    d.one("/small.txt", "GET", ["Range: bytes=0-3", "If-Range:"])
+    for target in ("/pre/app.js", "/pre/dir/", "/pre/only-gz.css",
+                   "/pre/gzonly.txt", "/pre/nobase.js"):
+        for ae in ("gzip", "gzip, br", "br"):
+            aef = ["Accept-Encoding: " + ae]
+            d.one(target, "GET", aef, version="1.0")
+            d.one(target, "HEAD", aef, version="1.0")
+            d.one(target, "GET", aef + ["Via: 1.1 proxy"])
+    d.report(50)
+
+
 @TESTS.test("error pages: 403, 404 and 416 answered with the site's own "
             "pages, GET and HEAD, with ranges and conditionals")
 def t_error_pages():

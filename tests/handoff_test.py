@@ -759,6 +759,41 @@ add("GET /dir/page.php (dynamic extension, in a directory): nginx's echo",
     t_echo_get, "/dir/page.php", "handoff_extension")
 
 
+# Paths kweb cannot take: longer than its 4 KiB buffer once decoded (nginx
+# takes 8 KiB; its try_files finds no such file and asks @app), or with a
+# query whatever the path (nginx judges it: 400 for a bad escape).
+LONG_PATH = "/api/" + "a" * 4100
+add("GET /api/<4100 bytes>?id=1 (query, a path too long for kweb): nginx's "
+    "echo", t_echo_get, LONG_PATH + "?id=1", "handoff_query")
+add("GET /<4100 bytes> (a path too long for kweb): nginx's echo",
+    t_echo_get, "/" + "b" * 4100, "handoff_unparsed")
+
+
+@test("GET /api/%zz?x=1 (a bad escape, with a query): nginx's 400, close")
+def t_bad_path_query(ctx):
+    t_backend_status(ctx, lambda: req("/api/%zz?x=1"), 400, True,
+                     "handoff_query")
+
+
+@test("GET /<300 bytes> (a name over NAME_MAX): with backend_missing=Y "
+      "nginx's echo; =N: kweb's 404, open")
+def t_long_name(ctx):
+    target = "/" + "n" * 300
+    param = Param("backend_missing")
+    ctx.cleanups.append(param.restore)
+    param.set("Y")
+    snap = Snapshot(ctx)
+    conn = ctx.connect()
+    check_echo(ctx, conn, conn.request(req(target)), "GET", target)
+    snap.check({"handoff_missing": 1})
+    param.set("N")
+    snap = Snapshot(ctx)
+    conn = ctx.connect()
+    check_kweb_error(ctx, conn.request(req(target)), 404, "open")
+    check_file(ctx, conn.request(req("/small.txt")), F("small.txt"), "kweb")
+    snap.check({})
+
+
 @test("backend_missing=Y: GET /no-such-file reaches nginx; =N: kweb's 404")
 def t_missing(ctx):
     param = Param("backend_missing")

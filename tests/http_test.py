@@ -741,6 +741,65 @@ def t_fill_huge(ctx):
 # NAME does not exist; gzip_vary marks the 404 for a client that does not
 # accept gzip.
 
+@test("precompressed: no gzip to HTTP/1.0 or through a proxy (Via), as "
+      "gzip_static's defaults; br all the same")
+def t_gzip_proxied(ctx):
+    f, gzf, brf = F("pre/app.js"), F("pre/app.js.gz"), F("pre/app.js.br")
+    ctype = mime_of("pre/app.js")
+    for version, more in (("HTTP/1.0", []), ("HTTP/1.1", ["Via: 1.1 cache"]),
+                          ("HTTP/1.1", ["via: 1.0 a, 1.1 b"])):
+        for method in ("GET", "HEAD"):
+            conn = ctx.connect()
+            check_file(ctx, conn.request(req(
+                "/pre/app.js", method, version,
+                ["Accept-Encoding: gzip"] + more), method), f, method,
+                vary=True)
+            conn = ctx.connect()
+            check_file(ctx, conn.request(req(
+                "/pre/app.js", method, version,
+                ["Accept-Encoding: gzip, br"] + more), method), brf, method,
+                ctype=ctype, enc="br", vary=True)
+        # Without NAME, the .gz is all there is: 404, Vary (as nginx).
+        conn = ctx.connect()
+        resp = conn.request(req("/pre/gzonly.txt", "GET", version,
+                                ["Accept-Encoding: gzip"] + more))
+        check_error(ctx, resp, 404)
+        ctx.field(resp, "Vary", "Accept-Encoding")
+    conn = ctx.connect()
+    check_file(ctx, conn.request(req("/pre/app.js", headers=[
+        "Accept-Encoding: gzip"])), gzf, ctype=ctype, enc="gzip", vary=True)
+
+
+@test("a file modified in the future: Last-Modified is Date (RFC 9110 "
+      "8.8.2.1), the ETag its own; If-Modified-Since then gets 200")
+def t_future_mtime(ctx):
+    rel = fresh_file("future.txt", 100, 7)
+    path = os.path.join(CFG.docroot, rel)
+    ahead = int(time.time()) + 86400 * 365
+    os.utime(path, (ahead, ahead))
+    try:
+        f = FileInfo(rel)
+        for method in ("GET", "HEAD", "GET"):
+            conn = ctx.connect()
+            resp = conn.request(req(quote(rel), method), method)
+            check_common(ctx, resp, 200)
+            ctx.field(resp, "Last-Modified", resp.get("Date"))
+            ctx.field(resp, "ETag", f.etag)
+            ctx.body(b"" if method == "HEAD" else f.data, resp.body)
+        conn = ctx.connect()
+        resp = conn.request(req(quote(rel), headers=[
+            "If-Modified-Since: " + resp.get("Date")]))
+        check_common(ctx, resp, 200)
+        ctx.body(f.data, resp.body)
+        resp = conn.request(req(quote(rel), headers=[
+            "If-None-Match: " + f.etag]))
+        check_common(ctx, resp, 304)
+        ctx.field(resp, "ETag", f.etag)
+        ctx.field(resp, "Last-Modified", resp.get("Date"))
+    finally:
+        os.unlink(path)
+
+
 @test("precompressed: NAME.gz without NAME: gzip gets it with NAME's type; "
       "HEAD, 304, Range and 416 on it")
 def t_orphan_gz(ctx):
@@ -1083,6 +1142,9 @@ CONDITIONALS = [
      lambda f: ["If-Modified-Since: " + http_date(f.mtime - 1)], 200),
     ("If-Modified-Since garbage", "GET",
      lambda f: ["If-Modified-Since: yesterday-ish"], 200),
+    ("two If-Modified-Since (a list: ignored, RFC 9110 13.1.3)", "GET",
+     lambda f: ["If-Modified-Since: " + f.last_modified,
+                "If-Modified-Since: " + f.last_modified], 200),
     ("If-None-Match empty (matches nothing) + If-Modified-Since match", "GET",
      lambda f: ["If-None-Match:", "If-Modified-Since: " + f.last_modified], 200),
     ("If-None-Match no match + If-Modified-Since match", "GET",
@@ -1164,8 +1226,12 @@ RANGES = [
     ("bytes=size-(size+10) (a beyond the end, RFC 9110): 416", "small.txt",
      lambda f: ["Range: bytes=%d-%d" % (f.size, f.size + 10)], 416),
     ("bytes=-0: 416", "small.txt", lambda f: ["Range: bytes=-0"], 416),
-    ("empty file bytes=0-: 416", "empty.txt", lambda f: ["Range: bytes=0-"], 416),
-    ("empty file bytes=-5: 416", "empty.txt", lambda f: ["Range: bytes=-5"], 416),
+    # An empty file: a range from its start gets it whole, as nginx (RFC
+    # 9110 14.1.1 calls bytes=-5 satisfiable, and no Content-Range fits).
+    ("empty file bytes=0-: 200", "empty.txt", lambda f: ["Range: bytes=0-"], 200),
+    ("empty file bytes=0-0: 200", "empty.txt", lambda f: ["Range: bytes=0-0"], 200),
+    ("empty file bytes=-5: 200", "empty.txt", lambda f: ["Range: bytes=-5"], 200),
+    ("empty file bytes=1-: 416", "empty.txt", lambda f: ["Range: bytes=1-"], 416),
     ("several ranges: 200 whole", "small.txt",
      lambda f: ["Range: bytes=0-1,5-6"], 200),
     ("1500 overlapping ranges: 200 whole", "small.txt",
@@ -1179,6 +1245,8 @@ RANGES = [
      lambda f: ["Range: bytes=0-9", "If-Range: " + f.etag], lambda n: (0, 9)),
     ("If-Range: another ETag: 200 whole", "small.txt",
      lambda f: ["Range: bytes=0-9", 'If-Range: "1-2"'], 200),
+    ("If-Range: empty: 200 whole", "small.txt",
+     lambda f: ["Range: bytes=0-9", "If-Range:"], 200),
     ("If-Range: weak ETag: 200 whole", "small.txt",
      lambda f: ["Range: bytes=0-9", "If-Range: W/" + f.etag], 200),
     ("If-Range: Last-Modified: 206", "small.txt",
@@ -1224,6 +1292,7 @@ PATHS = [
     ("/noindex/file.txt", "noindex/file.txt"),
     ("/privindex/", 403),
     ("/missing.txt", 404),
+    ("/" + "a" * 300, 404),               # a name over NAME_MAX, as nginx
     ("/dir/missing/", 404),
     ("/small.txt/", 404),
     ("/hello%20world.txt", "hello world.txt"),

@@ -414,7 +414,8 @@ static inline bool fz_digits(const char *s, size_t n, u64 *out)
 /*
  * http_range.h and RFC 9110 14.1: "bytes" (any case) "=" 1#range-spec with
  * no OWS after "=", exactly one non-empty element, a-b / a- / -n; a
- * number that does not fit in 64 bits is bad syntax.
+ * number that does not fit in 64 bits is bad syntax. An empty file is
+ * sent whole for a range from its start.
  */
 static inline enum kweb_range_result fz_range_model(const char *v, size_t len,
 						    u64 size, u64 *first,
@@ -455,7 +456,9 @@ static inline enum kweb_range_result fz_range_model(const char *v, size_t len,
 	if (dash == el) {
 		if (!fz_digits(el + 1, el_len - 1, &b))
 			return KWEB_RANGE_NONE;
-		if (!b || !size)
+		if (!size)	/* an empty file is sent whole */
+			return KWEB_RANGE_NONE;
+		if (!b)
 			return KWEB_RANGE_UNSATISFIABLE;
 		*first = b >= size ? 0 : size - b;
 		*last = size - 1;
@@ -471,6 +474,8 @@ static inline enum kweb_range_result fz_range_model(const char *v, size_t len,
 		if (b < a)
 			return KWEB_RANGE_NONE;
 	}
+	if (!size && !a)
+		return KWEB_RANGE_NONE;
 	if (a >= size)
 		return KWEB_RANGE_UNSATISFIABLE;
 	*first = a;

@@ -113,10 +113,10 @@ static void rescan_head(const char *b, const struct kweb_request *r)
 	size_t n = r->head_len, i = 0, nfields = 0;
 	size_t hosts = 0, cls = 0, tes = 0, ranges = 0, ifranges = 0;
 	size_t inms = 0, imss = 0, refs = 0, uas = 0, ims = 0, iuss = 0;
-	bool upgrade = false, expect = false, conn_close = false;
+	bool upgrade = false, expect = false, conn_close = false, via = false;
 	bool conn_ka = false, keep, is_get, is_head;
 	struct kweb_str range = { 0 }, if_range = { 0 }, if_match = { 0 };
-	struct kweb_str ius = { 0 };
+	struct kweb_str ius = { 0 }, imsv = { 0 };
 	const char *nl, *e, *line;
 	char rl[32];
 	u64 cl = 0;
@@ -204,8 +204,7 @@ static void rescan_head(const char *b, const struct kweb_request *r)
 				      "If-None-Match");
 		} else if (NAME("if-modified-since")) {
 			if (!imss++)
-				CHECK(slice_is(&r->if_modified_since, v, vl),
-				      "If-Modified-Since");
+				imsv = (struct kweb_str){ v, (u32)vl };
 		} else if (NAME("if-match")) {
 			if (!ims++)
 				if_match = (struct kweb_str){ v, (u32)vl };
@@ -219,6 +218,8 @@ static void rescan_head(const char *b, const struct kweb_request *r)
 			if (!uas++)
 				CHECK(slice_is(&r->user_agent, v, vl),
 				      "User-Agent");
+		} else if (NAME("via")) {
+			via = true;
 		} else if (NAME("upgrade")) {
 			upgrade |= vl > 0;
 		} else if (NAME("expect")) {
@@ -275,11 +276,15 @@ static void rescan_head(const char *b, const struct kweb_request *r)
 			    "if-unmodified-since") :
 	      !r->if_unmodified_since.p, "If-Unmodified-Since x%zu", iuss);
 	CHECK(!!r->if_none_match.p == !!inms, "If-None-Match");
-	CHECK(!!r->if_modified_since.p == !!imss, "If-Modified-Since");
+	CHECK(imss == 1 ? slice_is(&r->if_modified_since, imsv.p, imsv.len) :
+	      imss ? fz_ieq(r->if_modified_since.p, r->if_modified_since.len,
+			    "if-modified-since") :
+	      !r->if_modified_since.p, "If-Modified-Since x%zu", imss);
 	CHECK(!!r->referer.p == !!refs, "Referer");
 	CHECK(!!r->user_agent.p == !!uas, "User-Agent");
 
 	CHECK(r->upgrade == (upgrade && r->minor != 0), "upgrade");
+	CHECK(r->via == via, "Via");
 	CHECK(r->expect_continue == (expect && r->minor != 0), "expect");
 	keep = r->minor != 0;
 	if (conn_close)
