@@ -36,6 +36,12 @@
  * kept. The cost: a file created or removed in any of those directories
  * drops the entries below it too, until they are filled again.
  *
+ * A ctime tells a change only from a later timestamp tick: a chmod in
+ * the tick of the last change sets the very same ctime. So a stamp taken
+ * in that tick (racy, as git calls an index entry written in the second
+ * its file changed) is not kept: the file is served from itself, and a
+ * request after the tick fills the entry.
+ *
  * The path: a rename anywhere moves rename_lock's sequence. The entry
  * keeps the sequence its path was last checked at; when it moved, the
  * path is checked again, walking from the dentry up to the docroot and
@@ -183,11 +189,25 @@ bool kweb_centry_valid(const struct kweb_cache *c, struct kweb_centry *e)
 }
 
 /*
+ * -EAGAIN if a change of inode now could leave its ctime as it is, the
+ * one read: it is of the current tick (see the top). Read after ctime,
+ * under the inode's lock.
+ */
+static int kweb_stamp_racy(struct inode *inode,
+			   const struct timespec64 *ctime)
+{
+	struct timespec64 now = current_time(inode);
+
+	return timespec64_compare(ctime, &now) >= 0 ? -EAGAIN : 0;
+}
+
+/*
  * d's ctime, into *ctime, if the current identity may search d: the two
  * read under d's lock, which chmod, chown and setfacl take, so a change
- * after the check moves the ctime kept. Without it, a chmod racing the
- * fill could leave an entry whose ctime is the new one and whose check
- * saw the old mode (setattr_copy() sets the ctime first).
+ * after the check moves the ctime kept, unless the stamp is racy.
+ * Without it, a chmod racing the fill could leave an entry whose ctime
+ * is the new one and whose check saw the old mode (setattr_copy() sets
+ * the ctime first).
  */
 static int kweb_dir_stamp(struct vfsmount *mnt, struct dentry *d,
 			  struct timespec64 *ctime)
@@ -198,6 +218,8 @@ static int kweb_dir_stamp(struct vfsmount *mnt, struct dentry *d,
 	inode_lock_shared(dir);
 	*ctime = inode_get_ctime(dir);
 	err = kweb_may_search(mnt, dir);
+	if (!err)
+		err = kweb_stamp_racy(dir, ctime);
 	inode_unlock_shared(dir);
 	return err;
 }
@@ -209,7 +231,8 @@ static int kweb_dir_stamp(struct vfsmount *mnt, struct dentry *d,
  * may have moved a ctime that the entry would otherwise take as its
  * own), and the file's own ctime and read permission under its lock.
  * Returns 0, or an error when the entry must not be kept: a mount point
- * on the way, a path that changed, or a permission now refused.
+ * on the way, a path that changed, a permission now refused, or a racy
+ * stamp (-EAGAIN).
  */
 int kweb_centry_stamp(const struct kweb_cache *c, struct kweb_centry *e,
 		      const struct file *filp)
@@ -235,6 +258,8 @@ int kweb_centry_stamp(const struct kweb_cache *c, struct kweb_centry *e,
 	ctime = inode_get_ctime(inode);
 	err = timespec64_equal(&ctime, &e->ctime) ?
 	      kweb_may_open_read(&e->path) : -ESTALE;
+	if (!err)
+		err = kweb_stamp_racy(inode, &ctime);
 	inode_unlock_shared(inode);
 
 	d = dget(d);

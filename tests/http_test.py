@@ -585,8 +585,15 @@ def kweb_counters():
     return out
 
 
+# kweb keeps no cache entry whose file or directories changed in the
+# current timestamp tick (a chmod later in that tick would leave the same
+# ctime): a test that wants a fresh file cached lets the tick pass.
+SETTLE = 0.05
+
+
 def fresh_file(name, size, seed, data=None):
-    """A file no request has asked for yet, under the docroot's fill/."""
+    """A file no request has asked for yet, under the docroot's fill/,
+    its timestamp tick past (SETTLE)."""
     d = os.path.join(CFG.docroot, "fill")
     os.makedirs(d, exist_ok=True)
     os.chmod(d, 0o755)
@@ -596,6 +603,7 @@ def fresh_file(name, size, seed, data=None):
         f.write(data if data is not None else
                 random.Random(seed).randbytes(size))
     os.chmod(path, 0o644)
+    time.sleep(SETTLE)
     return rel
 
 
@@ -1636,6 +1644,7 @@ def _perm_tree(name):
         os.chmod(path, 0o644)
     os.chmod(top, 0o755)
     os.chmod(os.path.join(top, "sub"), 0o755)
+    time.sleep(SETTLE)
     return top
 
 
@@ -1650,6 +1659,7 @@ def _perm_rm(top):
 
 def _cached(ctx, name):
     """GET /NAME/sub/a.html twice: 200 both times, the second a hit."""
+    time.sleep(SETTLE)      # past the tick of the setup's last change
     want = ("%s/sub/a.html\n" % name).encode()
     for i in (0, 1):
         hits = _cache_hits()
@@ -1874,6 +1884,7 @@ def _vh_tree(root):
         os.symlink(target, os.path.join(root, rel))
     for d, _, _ in os.walk(root):
         os.chmod(d, 0o755)
+    time.sleep(SETTLE)
 
 
 def _listener(kwebctl, port, root, *extra):
@@ -1942,6 +1953,7 @@ def _vh_symlinks(ctx, root):
 def _vh_offline(ctx, root):
     # own/x.txt too: a directory below the host's, which its own
     # directory's ctime (checked before issue 33) would not tell.
+    time.sleep(SETTLE)
     for target, body in (("/", b"a\n"), ("/own/x.txt", b"a own\n")):
         for _ in (0, 1):
             _vh_expect(ctx, "a.example", target, 200, body)

@@ -246,6 +246,13 @@ def write_file(body):
     # Replaced in place, the inode kept: the cache must see the change.
     with open(path, "wb") as f:
         f.write(body)
+    settle()
+
+
+def settle():
+    """Let the timestamp tick of the last change pass: kweb keeps no
+    cache entry whose file or directories changed in the current one."""
+    time.sleep(0.05)
 
 
 def check_done(f, c, status, nbytes, answered=None, method="GET",
@@ -492,6 +499,7 @@ def t_evict():
     for i, path in enumerate(paths):
         with open(os.path.join(CFG.docroot, path.lstrip("/")), "wb") as f:
             f.write(bytes([0x41 + i]) * size)
+    settle()
     trace_clear()
     for path in paths:
         c = Client()
