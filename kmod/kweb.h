@@ -140,6 +140,7 @@ struct kweb_backend {
 /* How to make a server: what listener-add (or insmod) says. */
 struct kweb_server_args {
 	const char *docroot;
+	struct path root;		/* docroot, by kweb_server_resolve() */
 	u16 port;
 	struct kweb_backend backend;
 	u16 tls_port;			/* kwebtlsd's, or 0: cleartext */
@@ -379,6 +380,8 @@ void kweb_proc_exit(struct net *net);
 extern struct mutex kweb_ctl_mutex;
 extern struct list_head kweb_servers;
 struct netlink_ext_ack;
+int kweb_server_resolve(struct kweb_server_args *args,
+			struct netlink_ext_ack *extack);
 struct kweb_server *kweb_server_create(struct net *net,
 				       const struct kweb_server_args *args,
 				       struct netlink_ext_ack *extack);

@@ -241,9 +241,11 @@ int kweb_listeners_start(struct kweb_server *srv)
 			continue;
 		}
 		if (err) {
-			pr_err("cannot listen on port %u (%s): error %d\n",
-			       srv->port, families[i] == AF_INET ? "IPv4" :
-			       "IPv6", err);
+			/* Any namespace's listener-add: not a dmesg flood. */
+			pr_err_ratelimited("cannot listen on port %u (%s): error %d\n",
+					   srv->port,
+					   families[i] == AF_INET ? "IPv4" :
+					   "IPv6", err);
 			kweb_listeners_stop(srv);
 			return err;
 		}

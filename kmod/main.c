@@ -66,10 +66,16 @@ static int kweb_default_server(void)
 	struct kweb_site_args site;
 	struct kweb_server *srv;
 
+	int err;
+
 	kweb_config_server_args(&args, &site);
+	err = kweb_server_resolve(&args, NULL);
+	if (err)
+		return err;
 	mutex_lock(&kweb_ctl_mutex);
 	srv = kweb_server_create(current->nsproxy->net_ns, &args, NULL);
 	mutex_unlock(&kweb_ctl_mutex);
+	path_put(&args.root);
 	if (IS_ERR(srv))
 		return PTR_ERR(srv);
 	pr_info("serving %s on port %u, backend port %u\n", args.docroot,

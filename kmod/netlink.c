@@ -701,10 +701,15 @@ int kweb_nl_listener_add_doit(struct sk_buff *skb, struct genl_info *info)
 	}
 	args.any = !args.has_addr4 && !args.has_addr6;
 
+	err = kweb_server_resolve(&args, info->extack);
+	if (err)
+		return err;
 	/* Before the listener exists, so that it cannot fail for want of one. */
 	msg = kweb_nl_reply_new(info, KWEB_CMD_LISTENER_ADD, &hdr);
-	if (!msg)
+	if (!msg) {
+		path_put(&args.root);
 		return -ENOMEM;
+	}
 	mutex_lock(&kweb_ctl_mutex);
 	srv = kweb_server_create(genl_info_net(info), &args, info->extack);
 	if (IS_ERR(srv)) {
@@ -723,6 +728,7 @@ int kweb_nl_listener_add_doit(struct sk_buff *skb, struct genl_info *info)
 		err = 0;
 	}
 	mutex_unlock(&kweb_ctl_mutex);
+	path_put(&args.root);
 	return err;
 }
 

@@ -86,8 +86,10 @@ u16 kweb_server_backend_port(const struct kweb_server *srv)
 
 /*
  * A handoff must reach a user-space server, never a kweb listener: that
- * would hand the connection back and forth. Would a server of net on
- * port, sending to backend_port, make such a pair?
+ * would hand the connection back and forth, or a TLS listener's, still
+ * encrypted, to a kweb listener that holds no reference on the
+ * namespace. Would a server of net on port, sending to backend_port,
+ * make such a pair, or be another's backend or tls-port?
  */
 static bool kweb_ports_clash(const struct net *net, u16 port, u16 backend_port)
 {
@@ -98,7 +100,8 @@ static bool kweb_ports_clash(const struct net *net, u16 port, u16 backend_port)
 	list_for_each_entry(srv, &kweb_servers, node)
 		if (net_eq(srv->net, net) &&
 		    (srv->port == backend_port ||
-		     kweb_server_backend_port(srv) == port))
+		     kweb_server_backend_port(srv) == port ||
+		     srv->tls_port == port))
 			return true;
 	return false;
 }
@@ -151,9 +154,38 @@ static void kweb_server_free(struct kweb_server *srv)
 }
 
 /*
- * Under kweb_ctl_mutex, in process context: resolves args->docroot in the
- * caller's mount namespace, and listens in net. extack may be NULL (module
- * load); the reason is then only in dmesg.
+ * Process context, before kweb_ctl_mutex: resolve args->docroot in the
+ * caller's mount namespace into args->root, for kweb_server_create(); the
+ * caller puts it afterwards. Never under the mutex: a lookup may wait on
+ * a filesystem for as long as it likes (a FUSE mount of an unprivileged
+ * user's), and nothing of any namespace's kweb may wait with it.
+ * extack may be NULL (module load); the reason is then in dmesg.
+ */
+int kweb_server_resolve(struct kweb_server_args *args,
+			struct netlink_ext_ack *extack)
+{
+	int err;
+
+	if (args->docroot[0] != '/') {
+		NL_SET_ERR_MSG_ATTR(extack, args->docroot_attr,
+				    "docroot must be an absolute path");
+		return -EINVAL;
+	}
+	err = kern_path(args->docroot, LOOKUP_FOLLOW | LOOKUP_DIRECTORY,
+			&args->root);
+	if (err) {
+		if (!extack)
+			pr_err("docroot=%s: cannot open directory: error %d\n",
+			       args->docroot, err);
+		NL_SET_ERR_MSG_ATTR(extack, args->docroot_attr,
+				    "cannot open docroot as a directory");
+	}
+	return err;
+}
+
+/*
+ * Under kweb_ctl_mutex, in process context: listens in net, serving
+ * args->root (kweb_server_resolve()). extack may be NULL (module load).
  */
 struct kweb_server *kweb_server_create(struct net *net,
 				       const struct kweb_server_args *args,
@@ -165,15 +197,10 @@ struct kweb_server *kweb_server_create(struct net *net,
 	int err;
 
 	lockdep_assert_held(&kweb_ctl_mutex);
-	if (args->docroot[0] != '/') {
-		NL_SET_ERR_MSG_ATTR(extack, args->docroot_attr,
-				    "docroot must be an absolute path");
-		return ERR_PTR(-EINVAL);
-	}
 	if (kweb_ports_clash(net, args->port,
 			     args->backend.port ?: cfg->backend_port)) {
 		NL_SET_ERR_MSG_ATTR(extack, args->port_attr,
-				    "a kweb listener's port would be a backend port");
+				    "a kweb listener's port would be a backend port or tls-port");
 		return ERR_PTR(-EINVAL);
 	}
 	/* Its connections would come back to it, over and over. */
@@ -198,15 +225,8 @@ struct kweb_server *kweb_server_create(struct net *net,
 		kfree(srv);
 		return ERR_PTR(-ENOMEM);
 	}
-	err = kern_path(args->docroot, LOOKUP_FOLLOW | LOOKUP_DIRECTORY,
-			&srv->docroot);
-	if (err) {
-		pr_err("docroot=%s: cannot open directory: error %d\n",
-		       args->docroot, err);
-		NL_SET_ERR_MSG_ATTR(extack, args->docroot_attr,
-				    "cannot open docroot as a directory");
-		goto fail;
-	}
+	srv->docroot = args->root;
+	path_get(&srv->docroot);
 	srv->net = net;
 	/*
 	 * Whoever may create a listener (CAP_NET_ADMIN over its namespace,
@@ -267,7 +287,6 @@ struct kweb_server *kweb_server_create(struct net *net,
 fail_path:
 	mem_cgroup_put(srv->memcg);
 	path_put(&srv->docroot);
-fail:
 	free_percpu(srv->stats);
 	kweb_site_free(site);
 	kfree(srv);
