@@ -422,6 +422,12 @@ static inline struct kweb_limits kweb_limits(const struct kweb_server *srv)
 	return l;
 }
 
+/* srv holds max_connections: a new connection is not its to take. */
+static inline bool kweb_server_full(const struct kweb_server *srv)
+{
+	return READ_ONCE(srv->nr_conns) >= kweb_limits(srv).max_connections;
+}
+
 /* netlink.c: the kweb generic netlink family (uapi/kweb.yaml). */
 extern struct genl_family kweb_nl_family;
 int kweb_netlink_init(void);

@@ -48,11 +48,6 @@ static struct sock *kweb_accept_one(struct sock *lsk,
 	return child;
 }
 
-static bool kweb_accept_full(const struct kweb_server *srv)
-{
-	return READ_ONCE(srv->nr_conns) >= kweb_limits(srv).max_connections;
-}
-
 /*
  * Softirq: adopt every child waiting. Returns false, with the rest left
  * in the queue, when only the accept work can go on: kweb is at
@@ -67,7 +62,7 @@ static bool kweb_accept_atomic(struct kweb_listener *l)
 	struct sock *child;
 
 	for (;;) {
-		if (kweb_accept_full(l->srv))
+		if (kweb_server_full(l->srv))
 			return false;
 		/* Before the pop: a child popped must be adopted. */
 		conn = kweb_conn_alloc(GFP_ATOMIC | __GFP_NOWARN);
@@ -124,7 +119,7 @@ static void kweb_accept_work(struct work_struct *work)
 			continue;
 		}
 		/* Full: the backend may have room; existing ones go on. */
-		if (kweb_accept_full(l->srv)) {
+		if (kweb_server_full(l->srv)) {
 			if (!kweb_handoff_child(l, req, child))
 				kweb_child_drop(req, child);
 			continue;

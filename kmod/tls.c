@@ -161,6 +161,14 @@ int kweb_tls_adopt(struct kweb_server *srv, struct socket *sock,
 		NL_SET_ERR_MSG(extack, "the socket is of another network namespace");
 		return -EINVAL;
 	}
+	/*
+	 * Its children went to the daemon whatever the count: what it
+	 * gives back counts here, as a cleartext child does at accept.
+	 */
+	if (kweb_server_full(srv)) {
+		NL_SET_ERR_MSG(extack, "the listener is at max-connections");
+		return -EBUSY;
+	}
 	conn = kweb_conn_alloc(GFP_KERNEL_ACCOUNT);
 	if (!conn)
 		return -ENOMEM;
@@ -431,6 +439,24 @@ static bool kweb_tls_refuse_renegotiation(struct kweb_conn *conn, int n)
  * and other alerts, and handshake records (a KeyUpdate, whose new key
  * kTLS RX cannot take: the stream beyond it is unreadable).
  */
+/*
+ * Records peeked and not yet read wait on kTLS's rx_list, each in
+ * buffers of its own (a page for an empty one), charged to nobody, and
+ * every peek walks them again. A client that sends its request in tiny
+ * or empty records (TLS 1.3 allows empty application data; OpenSSL
+ * refuses more than 32 in a row) would have them pile up, a page for 22
+ * bytes on the wire: past this many the connection is reset. A request
+ * head takes a record or two; pipelined ones share records.
+ */
+#define KWEB_TLS_PEEKED_MAX 64
+
+static bool kweb_tls_piled(struct kweb_conn *conn)
+{
+	struct tls_sw_context_rx *rx = tls_sw_ctx_rx(tls_get_ctx(conn->sk));
+
+	return skb_queue_len_lockless(&rx->rx_list) > KWEB_TLS_PEEKED_MAX;
+}
+
 static void kweb_tls_fill(struct kweb_conn *conn)
 {
 	u8 type;
@@ -450,6 +476,10 @@ static void kweb_tls_fill(struct kweb_conn *conn)
 	smp_mb();
 again:
 	n = kweb_tls_recv(conn, conn->tls_size, MSG_PEEK, &type);
+	if (kweb_tls_piled(conn)) {
+		conn->tls_err = EPROTO;
+		return;
+	}
 	if (n == -EAGAIN)
 		return;
 	if (n < 0) {

@@ -923,6 +923,55 @@ def t_sock_adopt_refused():
             kwebctl_ok("listener", "del", str(added))
 
 
+@TESTS.test("raw netlink: sock-adopt into a listener at max-connections is "
+            "refused (EBUSY), and the socket stays the caller's")
+def t_sock_adopt_full():
+    e = uapi_enums(CFG.uapi)
+    g = Genl()
+    fam = g.family("kweb")
+    port = CFG.port2 + 13
+    was = json.loads(kwebctl_ok("-j", "config", "get"))["max_connections"]
+    lst = json.loads(kwebctl_ok("-j", "listener", "add", "port", str(port),
+                                "docroot", CFG.docroot, "tls-port",
+                                str(port + 1)))
+    made = []
+    try:
+        # The limit is each listener's: one adopted fills this one.
+        kwebctl_ok("config", "set", "max-connections", "1")
+        cli, srv = ktls_pair()
+        made.append(cli)
+        err, msg, _ = sock_adopt(g, fam, e, lst[0]["id"], srv.detach())
+        check(err == 0, "the first sock-adopt: errno %d %r" % (err, msg))
+        cli, srv = ktls_pair()
+        made += [cli, srv]
+        err, msg, _ = sock_adopt(g, fam, e, lst[0]["id"], srv.fileno())
+        check(err == 16 and "at max-connections" in msg,
+              "sock-adopt at max-connections: errno %d %r" % (err, msg))
+        check(srv.getsockopt(socket.SOL_SOCKET, socket.SO_TYPE) ==
+              socket.SOCK_STREAM, "the refused descriptor lost its socket")
+    finally:
+        kwebctl_ok("config", "set", "max-connections", str(was))
+        for x in made:
+            x.close()
+        kwebctl_ok("listener", "del", str(lst[0]["id"]))
+
+
+@TESTS.test("a listener's port is never a TLS listener's tls-port: its "
+            "connections would reach kweb still encrypted")
+def t_tls_port_taken():
+    port = CFG.port2 + 11
+    lst = json.loads(kwebctl_ok("-j", "listener", "add", "port", str(port),
+                                "docroot", CFG.docroot, "tls-port",
+                                str(port + 1)))
+    try:
+        kwebctl_fails(EXIT_ERROR, r"kweb listener's port would be a "
+                      r"backend port or tls-port", "listener", "add", "port",
+                      str(port + 1), "docroot", CFG.docroot)
+    finally:
+        kwebctl_ok("listener", "del", str(lst[0]["id"]))
+    check(len(listeners_json()) == 1, "a listener was left")
+
+
 SOL_TLS = 282
 TLS_TX, TLS_RX = 1, 2
 TCP_ULP = 31

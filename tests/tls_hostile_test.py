@@ -215,6 +215,20 @@ def t_byte_records():
           "%d records of a byte: %s, %r" % (len(req), end, plain[:200]))
 
 
+@TESTS.test("a head cut into more records than kweb keeps peeked (64), each "
+            "a page in kTLS, is reset, not stored")
+def t_record_flood():
+    c = Conn()
+    req = (b"GET / HTTP/1.1\r\nHost: x\r\nX-Pad: " + b"a" * 150 +
+           b"\r\n\r\n")
+    try:
+        for i in range(len(req)):
+            c.sock.sendall(c.records(req[i:i + 1]))
+    except (ConnectionResetError, BrokenPipeError):
+        pass
+    ended(c, ("reset", "eof"), "a head in %d records of a byte" % len(req))
+
+
 @TESTS.test("records that trickle in, a byte a time, are served")
 def t_trickle():
     c = Conn()
