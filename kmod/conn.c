@@ -618,10 +618,20 @@ static bool kweb_conn_consume(struct kweb_conn *conn)
 	return kweb_conn_recv_consume(conn, n) == n;
 }
 
-/* Our FIN is out: drop whatever still arrives until the peer's FIN. */
+/* Reads a lingering connection's run makes at most; see below. */
+#define KWEB_LINGER_READS 16
+
+/*
+ * Our FIN is out: drop whatever still arrives until the peer's FIN. A
+ * few reads a run: a client sending as fast as they are dropped must
+ * not keep the run, and its linger timeout, from ever ending; what is
+ * left waits for the next run, or the timeout's reset.
+ */
 static void kweb_conn_linger(struct kweb_conn *conn)
 {
-	while (kweb_conn_recv_consume(conn, SIZE_MAX))
+	unsigned int i = 0;
+
+	while (i++ < KWEB_LINGER_READS && kweb_conn_recv_consume(conn, SIZE_MAX))
 		;
 	if (kweb_conn_eof(conn))
 		kweb_conn_done(conn, KWEB_CLOSE_LINGER);
