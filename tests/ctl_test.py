@@ -852,35 +852,43 @@ def socket_in_netns(path):
         os.close(other)
 
 
-def sock_adopt(g, fam, e, lid, fd):
-    """KWEB_CMD_SOCK_ADOPT of descriptor fd for listener lid, raw:
-    (errno, extack message, reply)."""
-    return g.talk(fam, e["KWEB_CMD_SOCK_ADOPT"],
-                  [nla(e["KWEB_A_LISTENER_ID"], struct.pack("=I", lid)),
-                   nla(e["KWEB_A_LISTENER_FD"], struct.pack("=I", fd))])
+def sock_adopter():
+    """adopt(lid, fd): KWEB_CMD_SOCK_ADOPT of descriptor fd for listener
+    lid, raw: (errno, extack message, reply)."""
+    e = uapi_enums(CFG.uapi)
+    g = Genl()
+    fam = g.family("kweb")
+
+    def adopt(lid, fd):
+        return g.talk(fam, e["KWEB_CMD_SOCK_ADOPT"],
+                      [nla(e["KWEB_A_LISTENER_ID"], struct.pack("=I", lid)),
+                       nla(e["KWEB_A_LISTENER_FD"], struct.pack("=I", fd))])
+    return adopt
+
+
+def add_tls_listener(port):
+    """A listener on port whose tls-port is port + 1: its id."""
+    return json.loads(kwebctl_ok("-j", "listener", "add", "port", str(port),
+                                 "docroot", CFG.docroot, "tls-port",
+                                 str(port + 1)))[0]["id"]
 
 
 @TESTS.test("raw netlink: sock-adopt takes only a connected kTLS socket of "
             "the TLS listener's own namespace; what it refuses stays the "
             "caller's")
 def t_sock_adopt_refused():
-    e = uapi_enums(CFG.uapi)
-    g = Genl()
-    fam = g.family("kweb")
+    sock_adopt = sock_adopter()
     ns = "kweb-adopt"
     port = CFG.port2 + 7
     added = None
     subprocess.run(["ip", "netns", "del", ns], capture_output=True)
     made = []
     try:
-        lst = json.loads(kwebctl_ok("-j", "listener", "add", "port", str(port),
-                                    "docroot", CFG.docroot, "tls-port",
-                                    str(port + 1)))
-        added = lst[0]["id"]
+        added = add_tls_listener(port)
         before = proc()[0]["tls_connections"]
 
         def refused(what, lid, fd, errno, text):
-            err, msg, _ = sock_adopt(g, fam, e, lid, fd)
+            err, msg, _ = sock_adopt(lid, fd)
             check(err == errno and text in msg,
                   "%s: errno %d %r, want %d %r" % (what, err, msg, errno, text))
             note("%s -> %s" % (what, msg))
@@ -926,25 +934,20 @@ def t_sock_adopt_refused():
 @TESTS.test("raw netlink: sock-adopt into a listener at max-connections is "
             "refused (EBUSY), and the socket stays the caller's")
 def t_sock_adopt_full():
-    e = uapi_enums(CFG.uapi)
-    g = Genl()
-    fam = g.family("kweb")
-    port = CFG.port2 + 13
+    sock_adopt = sock_adopter()
     was = json.loads(kwebctl_ok("-j", "config", "get"))["max_connections"]
-    lst = json.loads(kwebctl_ok("-j", "listener", "add", "port", str(port),
-                                "docroot", CFG.docroot, "tls-port",
-                                str(port + 1)))
+    added = add_tls_listener(CFG.port2 + 13)
     made = []
     try:
         # The limit is each listener's: one adopted fills this one.
         kwebctl_ok("config", "set", "max-connections", "1")
         cli, srv = ktls_pair()
         made.append(cli)
-        err, msg, _ = sock_adopt(g, fam, e, lst[0]["id"], srv.detach())
+        err, msg, _ = sock_adopt(added, srv.detach())
         check(err == 0, "the first sock-adopt: errno %d %r" % (err, msg))
         cli, srv = ktls_pair()
         made += [cli, srv]
-        err, msg, _ = sock_adopt(g, fam, e, lst[0]["id"], srv.fileno())
+        err, msg, _ = sock_adopt(added, srv.fileno())
         check(err == 16 and "at max-connections" in msg,
               "sock-adopt at max-connections: errno %d %r" % (err, msg))
         check(srv.getsockopt(socket.SOL_SOCKET, socket.SO_TYPE) ==
@@ -953,22 +956,20 @@ def t_sock_adopt_full():
         kwebctl_ok("config", "set", "max-connections", str(was))
         for x in made:
             x.close()
-        kwebctl_ok("listener", "del", str(lst[0]["id"]))
+        kwebctl_ok("listener", "del", str(added))
 
 
 @TESTS.test("a listener's port is never a TLS listener's tls-port: its "
             "connections would reach kweb still encrypted")
 def t_tls_port_taken():
     port = CFG.port2 + 11
-    lst = json.loads(kwebctl_ok("-j", "listener", "add", "port", str(port),
-                                "docroot", CFG.docroot, "tls-port",
-                                str(port + 1)))
+    added = add_tls_listener(port)
     try:
         kwebctl_fails(EXIT_ERROR, r"kweb listener's port would be a "
                       r"backend port or tls-port", "listener", "add", "port",
                       str(port + 1), "docroot", CFG.docroot)
     finally:
-        kwebctl_ok("listener", "del", str(lst[0]["id"]))
+        kwebctl_ok("listener", "del", str(added))
     check(len(listeners_json()) == 1, "a listener was left")
 
 
@@ -1009,21 +1010,15 @@ def fd_open(fd):
             "or epoll-watched socket is refused and stays the caller's; kweb "
             "closes what it adopted at the peer's FIN")
 def t_sock_adopt_taken():
-    e = uapi_enums(CFG.uapi)
-    g = Genl()
-    fam = g.family("kweb")
-    port = CFG.port2 + 9
+    sock_adopt = sock_adopter()
     added = None
     made = []
     try:
-        lst = json.loads(kwebctl_ok("-j", "listener", "add", "port", str(port),
-                                    "docroot", CFG.docroot, "tls-port",
-                                    str(port + 1)))
-        added = lst[0]["id"]
+        added = add_tls_listener(CFG.port2 + 9)
         before = proc()[0]["tls_connections"]
 
         def adopt(fd):
-            return sock_adopt(g, fam, e, added, fd)
+            return sock_adopt(added, fd)
 
         # Alone: the descriptor is closed, the socket kweb's.
         cli, srv = ktls_pair()
