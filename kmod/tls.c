@@ -429,17 +429,6 @@ static bool kweb_tls_refuse_renegotiation(struct kweb_conn *conn, int n)
 }
 
 /*
- * Peek what kTLS has decrypted into conn->tls_in. Decrypted records stay
- * on kTLS's rx_list until read, and a peek always starts at the first
- * byte not read: so conn->tls_in mirrors the head of the stream, and a
- * request kweb hands to the backend is still there for it to read.
- *
- * A record that is not application data reaches the head only once the
- * data before it is consumed, and ends the stream there: close_notify
- * and other alerts, and handshake records (a KeyUpdate, whose new key
- * kTLS RX cannot take: the stream beyond it is unreadable).
- */
-/*
  * Records peeked and not yet read wait on kTLS's rx_list, each in
  * buffers of its own (a page for an empty one), charged to nobody, and
  * every peek walks them again. A client that sends its request in tiny
@@ -457,6 +446,17 @@ static bool kweb_tls_piled(struct kweb_conn *conn)
 	return skb_queue_len_lockless(&rx->rx_list) > KWEB_TLS_PEEKED_MAX;
 }
 
+/*
+ * Peek what kTLS has decrypted into conn->tls_in. Decrypted records stay
+ * on kTLS's rx_list until read, and a peek always starts at the first
+ * byte not read: so conn->tls_in mirrors the head of the stream, and a
+ * request kweb hands to the backend is still there for it to read.
+ *
+ * A record that is not application data reaches the head only once the
+ * data before it is consumed, and ends the stream there: close_notify
+ * and other alerts, and handshake records (a KeyUpdate, whose new key
+ * kTLS RX cannot take: the stream beyond it is unreadable).
+ */
 static void kweb_tls_fill(struct kweb_conn *conn)
 {
 	u8 type;
