@@ -620,8 +620,12 @@ static u8 kweb_variants_on(struct kweb_server *srv, u8 variants)
 static enum kweb_encoding kweb_request_encoding(const struct kweb_request *req,
 						u8 variants)
 {
-	u8 ok = kweb_accept_encoding_mask(&req->accept_enc);
+	u8 ok;
 
+	/* Most files have no precompressed sibling: nothing to weigh. */
+	if (!variants)
+		return KWEB_ENC_IDENTITY;
+	ok = kweb_accept_encoding_mask(&req->accept_enc);
 	ok = kweb_encoding_sendable(ok, req->minor == 0, req->via);
 	return kweb_encoding_choose(ok, variants);
 }
