@@ -335,7 +335,7 @@ struct kweb_centry *kweb_cache_fill(struct kweb_cache *c, const char *key,
 	e->etag_len = kweb_etag_format(e->etag, f->mtime, f->size);
 	kweb_http_date_format(f->mtime, e->last_modified);
 	e->variants = v->mask;
-	e->dir_ctime = v->dir_ctime;
+	e->dir_stamp = v->dir_stamp;
 	e->enc = enc;
 	e->key_len = len;
 	memcpy(e->key, key, len);

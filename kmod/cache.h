@@ -19,6 +19,18 @@
 #include "http_date.h"
 #include "http_encoding.h"
 
+/*
+ * What tells that an inode changed: its ctime, and its change counter
+ * (i_version, raw). The counter is for where the ctime stays: FAT keeps
+ * no times for its root directory and 2-second ones elsewhere, but counts
+ * every entry made or removed in a directory (for vfat's own negative
+ * dentries). A filesystem that keeps no counter leaves it as it is.
+ */
+struct kweb_stamp {
+	struct timespec64 ctime;
+	u64 version;
+};
+
 struct kweb_centry {
 	struct hlist_node hnode;	/* in kweb_cache.table, RCU */
 	struct list_head lru;		/* under kweb_cache.lock */
@@ -37,8 +49,8 @@ struct kweb_centry {
 	loff_t size;
 	struct timespec64 ctime;
 	unsigned int rename_seq;	/* rename_lock when path last checked */
-	/* The directories from the file's up to the docroot: their ctimes. */
-	struct timespec64 *dir_stamps;
+	/* The directories from the file's up to the docroot: their stamps. */
+	struct kweb_stamp *dir_stamps;
 	unsigned int nr_dirs;
 	const char *rel;		/* the file below the docroot: "d/f" */
 	u32 rel_len;
@@ -54,7 +66,7 @@ struct kweb_centry {
 	unsigned int nr_pages;
 	struct page **pages;		/* a reference on each */
 	u8 variants;			/* KWEB_ENC_BIT()s of NAME's siblings */
-	struct timespec64 dir_ctime;	/* when they were looked for */
+	struct kweb_stamp dir_stamp;	/* when they were looked for */
 
 	u8 enc;				/* the key's coding */
 	u32 key_len;
@@ -80,7 +92,7 @@ struct kweb_cache {
 /* What kweb_file_variants() found beside a file, for its entries. */
 struct kweb_variants {
 	u8 mask;			/* KWEB_ENC_BIT()s of NAME.br, NAME.gz */
-	struct timespec64 dir_ctime;	/* the directory's, before looking */
+	struct kweb_stamp dir_stamp;	/* the directory's, before looking */
 };
 
 /* Why an entry left the cache, other than to make room (trace.h). */
@@ -125,6 +137,7 @@ bool kweb_centry_valid(const struct kweb_cache *c, struct kweb_centry *e);
 int kweb_centry_stamp(const struct kweb_cache *c, struct kweb_centry *e,
 		      const struct file *filp);
 bool kweb_centry_page_ok(const struct kweb_centry *e, pgoff_t index);
+void kweb_stamp_take(struct inode *inode, struct kweb_stamp *s);
 unsigned int kweb_cache_flush(struct kweb_cache *c);
 unsigned int kweb_cache_flush_key(struct kweb_cache *c, const char *key,
 				  size_t len, enum kweb_cache_drop why);

@@ -21,14 +21,15 @@
  *
  * The directory: an entry also says which precompressed siblings its
  * file has (NAME.br, NAME.gz); a file created in or removed from the
- * directory moves the directory's ctime, and the entry goes.
+ * directory moves the directory's stamp (its ctime, or on FAT its change
+ * counter: struct kweb_stamp), and the entry goes.
  *
  * The way there: whether kweb's identity may reach the file depends on
  * every directory from the file's up to the docroot (search permission,
  * from mode, owner, ACL or security label) and on what is mounted on
  * them. A change of any of those moves the directory's ctime (chmod,
  * chown, setfacl and setxattr all do), so the entry keeps each
- * directory's ctime, taken at fill under the directory's lock together
+ * directory's stamp, taken at fill under the directory's lock together
  * with a fresh permission check; a hit walks d_parent up to the docroot
  * comparing them, a few cache lines a level, with no lock and no lookup.
  * A mount shows as d_mountpoint(): an entry whose file or directories
@@ -51,6 +52,7 @@
 #include <linux/cred.h>
 #include <linux/dcache.h>
 #include <linux/fs.h>
+#include <linux/iversion.h>
 #include <linux/mm.h>
 #include <linux/rcupdate.h>
 #include <linux/seqlock.h>
@@ -70,6 +72,29 @@ bool kweb_page_in(const struct address_space *mapping, struct page *page,
 	       folio->index + folio_page_idx(folio, page) == index;
 }
 
+/*
+ * inode's stamp, in process context. The counter is read first, and
+ * queried where the filesystem bumps it only for a reader (SB_I_VERSION):
+ * a change after it moves the counter, or the ctime read after.
+ */
+void kweb_stamp_take(struct inode *inode, struct kweb_stamp *s)
+{
+	if (IS_I_VERSION(inode))
+		inode_query_iversion(inode);
+	s->version = inode_peek_iversion_raw(inode);
+	s->ctime = inode_get_ctime(inode);
+}
+
+/* inode's stamp is still s; in any context. */
+static bool kweb_stamp_same(const struct inode *inode,
+			    const struct kweb_stamp *s)
+{
+	struct timespec64 ctime = inode_get_ctime(inode);
+
+	return timespec64_equal(&ctime, &s->ctime) &&
+	       inode_peek_iversion_raw(inode) == s->version;
+}
+
 /* The file's size and ctime are still those the entry was read with. */
 static bool kweb_centry_unchanged(const struct kweb_centry *e)
 {
@@ -82,7 +107,7 @@ static bool kweb_centry_unchanged(const struct kweb_centry *e)
 /*
  * Nothing that decides the way to the file changed: the file is no mount
  * point, and each directory from the file's up to the docroot still has
- * the ctime the entry was filled with (the file's own also that of when
+ * the stamp the entry was filled with (the file's own also that of when
  * its precompressed siblings were looked for, so that a new NAME.gz is
  * served at once), and is no mount point. Read under RCU: a rename may
  * be moving a dentry meanwhile, and then the answer is one the caller's
@@ -92,7 +117,6 @@ static bool kweb_centry_dirs_unchanged(const struct kweb_cache *c,
 				       const struct kweb_centry *e)
 {
 	struct dentry *d = e->path.dentry;
-	struct timespec64 ctime;
 	struct inode *dir;
 	unsigned int i;
 	bool ok = e->nr_dirs && !d_mountpoint(d);
@@ -105,9 +129,8 @@ static bool kweb_centry_dirs_unchanged(const struct kweb_cache *c,
 			ok = false;
 			break;
 		}
-		ctime = inode_get_ctime(dir);
-		ok = timespec64_equal(&ctime, &e->dir_stamps[i]) &&
-		     (i || timespec64_equal(&ctime, &e->dir_ctime));
+		ok = kweb_stamp_same(dir, &e->dir_stamps[i]) &&
+		     (i || kweb_stamp_same(dir, &e->dir_stamp));
 		/* A mount on the docroot itself is not in kweb's way. */
 		if (i + 1 < e->nr_dirs)
 			ok = ok && !d_mountpoint(d);
@@ -202,7 +225,7 @@ static int kweb_stamp_racy(struct inode *inode,
 }
 
 /*
- * d's ctime, into *ctime, if the current identity may search d: the two
+ * d's stamp, into *s, if the current identity may search d: the two
  * read under d's lock, which chmod, chown and setfacl take, so a change
  * after the check moves the ctime kept, unless the stamp is racy.
  * Without it, a chmod racing the fill could leave an entry whose ctime
@@ -210,22 +233,22 @@ static int kweb_stamp_racy(struct inode *inode,
  * the ctime first).
  */
 static int kweb_dir_stamp(struct vfsmount *mnt, struct dentry *d,
-			  struct timespec64 *ctime)
+			  struct kweb_stamp *s)
 {
 	struct inode *dir = d_inode(d);
 	int err;
 
 	inode_lock_shared(dir);
-	*ctime = inode_get_ctime(dir);
+	kweb_stamp_take(dir, s);
 	err = kweb_may_search(mnt, dir);
 	if (!err)
-		err = kweb_stamp_racy(dir, ctime);
+		err = kweb_stamp_racy(dir, &s->ctime);
 	inode_unlock_shared(dir);
 	return err;
 }
 
 /*
- * Fill time, process context: note the ctime of each directory from the
+ * Fill time, process context: note the stamp of each directory from the
  * file's up to the docroot into e, checking again that the identity
  * filp was opened as may search each (the lookup did, but a chmod since
  * may have moved a ctime that the entry would otherwise take as its

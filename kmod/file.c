@@ -220,14 +220,13 @@ int kweb_file_dir(struct kweb_server *srv, const char *path)
 	return S_ISDIR(st.mode) ? 0 : -ENOTDIR;
 }
 
-/* The ctime of the directory of the open file f. */
-struct timespec64 kweb_file_dir_ctime(const struct kweb_file *f)
+/* The stamp of the directory of the open file f. */
+void kweb_file_dir_stamp(const struct kweb_file *f, struct kweb_stamp *s)
 {
 	struct dentry *dir = dget_parent(f->filp->f_path.dentry);
-	struct timespec64 ctime = inode_get_ctime(d_inode(dir));
 
+	kweb_stamp_take(d_inode(dir), s);
 	dput(dir);
-	return ctime;
 }
 
 /*
@@ -236,9 +235,9 @@ struct timespec64 kweb_file_dir_ctime(const struct kweb_file *f)
  * bytes of room after it): those kweb could serve, regular and readable
  * by srv's identity, as KWEB_ENC_BIT()s in v->mask. Whether they are
  * older than NAME does not matter, as with nginx (docs/behaviour.md).
- * The directory's ctime, taken first, tells a cache entry when a file
+ * The directory's stamp, taken first, tells a cache entry when a file
  * came or went there since. f has no file when NAME does not exist,
- * only its host_len: then the caller takes the ctime from the file it
+ * only its host_len: then the caller takes the stamp from the file it
  * serves.
  */
 void kweb_file_variants(struct kweb_server *srv, char *path,
@@ -250,7 +249,7 @@ void kweb_file_variants(struct kweb_server *srv, char *path,
 	int enc;
 
 	if (f->filp)
-		v->dir_ctime = kweb_file_dir_ctime(f);
+		kweb_file_dir_stamp(f, &v->dir_stamp);
 
 	cred = kweb_ident_get(&srv->ident);
 	old = override_creds(cred);

@@ -513,7 +513,7 @@ int kweb_file_open(struct kweb_server *srv, char *path, size_t len,
 int kweb_file_dir(struct kweb_server *srv, const char *path);
 void kweb_file_variants(struct kweb_server *srv, char *path,
 			const struct kweb_file *f, struct kweb_variants *v);
-struct timespec64 kweb_file_dir_ctime(const struct kweb_file *f);
+void kweb_file_dir_stamp(const struct kweb_file *f, struct kweb_stamp *s);
 void kweb_file_close(struct kweb_file *f);
 ssize_t kweb_file_read_pages(struct kweb_file *f, loff_t pos, size_t len,
 			     struct kweb_pages *pg);

@@ -931,8 +931,8 @@ static bool kweb_reply_variant(struct kweb_conn *conn, struct kweb_reply *rp,
 	vf.content_type = base->content_type;
 	vf.mime_gen = base->mime_gen;
 	/* NAME is missing (kweb_reply_orphan()): the directory's is now. */
-	if (!v->dir_ctime.tv_sec && !v->dir_ctime.tv_nsec)
-		v->dir_ctime = kweb_file_dir_ctime(&vf);
+	if (!v->dir_stamp.ctime.tv_sec && !v->dir_stamp.ctime.tv_nsec)
+		kweb_file_dir_stamp(&vf, &v->dir_stamp);
 	ve = kweb_reply_fill(conn, req, rp->head, path, len, enc, path, &vf,
 			     v, had_meta);
 	path[flen] = '\0';
@@ -1057,7 +1057,7 @@ static enum kweb_route kweb_request_serve(struct kweb_conn *conn,
 			};
 
 			v.mask = e->variants;
-			v.dir_ctime = e->dir_ctime;
+			v.dir_stamp = e->dir_stamp;
 
 			/* The file served for path, for its variant's name. */
 			if (path[t.path_len - 1] == '/')
