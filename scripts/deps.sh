@@ -23,8 +23,9 @@ set -euo pipefail
 #  mandoc             make lint's man page check (scripts/man-check.py)
 #  linux-perf         tests/trace_test.py's perf record -e 'kweb:*'
 #  bpftrace           the kernel stacks docs/bench's profile.sh samples
-#  xfsprogs btrfs-progs squashfs-tools nfs-kernel-server  the filesystem
-#                      matrix (tests/guest/fsmatrix.sh; e2fsprogs for ext4)
+#  xfsprogs btrfs-progs squashfs-tools nfs-kernel-server dosfstools
+#  exfatprogs f2fs-tools bindfs  the filesystem matrix
+#                      (tests/guest/fsmatrix.sh; e2fsprogs for ext4)
 #  acl                setfacl, for tests/http_test.py's ACL case of cached
 #                      permissions
 #  debhelper dh-dkms dkms lintian  make deb and its check on the host
@@ -45,6 +46,7 @@ readonly APT_PACKAGES=(
   libmnl-dev pkg-config mandoc
   linux-perf bpftrace
   xfsprogs btrfs-progs squashfs-tools nfs-kernel-server
+  dosfstools exfatprogs f2fs-tools bindfs
   acl
   debhelper dh-dkms dkms lintian
   prometheus

@@ -4,10 +4,11 @@
 #
 #   fsmatrix.sh KWEB_KO RESULTS_DIR [TAG]
 #
-# For ext4, xfs, btrfs (loop images in a tmpfs), tmpfs, overlayfs (lower
-# and upper on an ext4 image; one file read from the lower layer, one
-# copied up), squashfs (read-only) and NFS (the kernel's server over
-# loopback, NFSv3): make the filesystem, write tests/fs_test.py's files
+# For ext4, xfs, btrfs, f2fs, vfat and exfat (loop images in a tmpfs),
+# tmpfs, overlayfs (lower and upper on an ext4 image; one file read from
+# the lower layer, one copied up), squashfs (read-only), NFS (the kernel's
+# server over loopback, NFSv3) and FUSE (bindfs over a tmpfs directory):
+# make the filesystem, write tests/fs_test.py's files
 # into it, load kweb with it as the docroot (no backend: nothing here is
 # handed off), run tests/fs_test.py, unload. KWEB_FS="ext4 tmpfs" runs a
 # subset. One test line per step, TAP as lib.sh says; exit status 0 iff
@@ -22,7 +23,7 @@ REPO=$(cd "$HERE/../.." && pwd)
 guest_args fs "$@"
 
 FS_TEST=$REPO/tests/fs_test.py
-FILESYSTEMS=${KWEB_FS:-ext4 xfs btrfs tmpfs overlay squashfs nfs}
+FILESYSTEMS=${KWEB_FS:-ext4 xfs btrfs f2fs vfat exfat tmpfs overlay squashfs nfs fuse}
 PORT=80
 # Guest-private: images live in memory (sparse), mounts under MNT.
 BASE=/run/kweb-fs
@@ -108,6 +109,26 @@ setup() {
     ext4) mkfs_loop ext4 "$MNT" mkfs.ext4 -q -F ;;
     xfs) mkfs_loop xfs "$MNT" mkfs.xfs -q -f ;;
     btrfs) mkfs_loop btrfs "$MNT" mkfs.btrfs -q -f ;;
+    f2fs) mkfs_loop f2fs "$MNT" mkfs.f2fs -q -f ;;
+    vfat | exfat)
+      # No symlinks, no modes: one for every file, from the mount.
+      FS_ARGS=(--no-posix)
+      if [[ $fs == vfat ]]; then
+        mkfs_loop vfat "$MNT" mkfs.vfat
+      else
+        mkfs_loop exfat "$MNT" mkfs.exfat
+      fi &&
+        (cd "$SRC" && find . -type d ! -name . -exec mkdir -p "$MNT/{}" \; &&
+          find . -type f -exec cp {} "$MNT/{}" \;) >>"$LOG" 2>&1
+      return
+      ;;
+    fuse)
+      # A FUSE server that passes every call through to a directory.
+      mkdir -p "$BASE/fuse-src" "$MNT" &&
+        run_log cp -a "$SRC/." "$BASE/fuse-src/" &&
+        run_log bindfs "$BASE/fuse-src" "$MNT"
+      return
+      ;;
     tmpfs) mkdir -p "$MNT" && run_log mount -t tmpfs -o size=64m kwebfs "$MNT" ;;
     overlay)
       FS_ARGS=(--copied-up)
@@ -144,6 +165,7 @@ teardown() {
   case $fs in
     overlay) umount "$BASE/disk" >>"$LOG" 2>&1 ;;
     nfs) nfs_down ;;
+    fuse) rm -rf "$BASE/fuse-src" ;;
   esac
   rm -f "$BASE"/*.img
 }
