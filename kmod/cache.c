@@ -320,6 +320,10 @@ struct kweb_centry *kweb_cache_fill(struct kweb_cache *c, const char *key,
 	INIT_WORK(&e->free_work, kweb_centry_free_work);
 	e->path = f->filp->f_path;
 	path_get(&e->path);
+	/* As overlayfs tells a remote layer (ovl_dentry_remote()). */
+	e->reval = e->path.dentry->d_flags &
+		   (DCACHE_OP_REVALIDATE | DCACHE_OP_WEAK_REVALIDATE);
+	e->reval_at = jiffies + KWEB_CACHE_REVAL;
 	e->inode = file_inode(f->filp);
 	ihold(e->inode);
 	/* overlayfs: the real file's, whose pages its splice_read gives. */

@@ -49,6 +49,8 @@ struct kweb_centry {
 	loff_t size;
 	struct timespec64 ctime;
 	unsigned int rename_seq;	/* rename_lock when path last checked */
+	bool reval;			/* a remote file: see KWEB_CACHE_REVAL */
+	unsigned long reval_at;		/* jiffies */
 	/* The directories from the file's up to the docroot: their stamps. */
 	struct kweb_stamp *dir_stamps;
 	unsigned int nr_dirs;
@@ -75,6 +77,13 @@ struct kweb_centry {
 };
 
 #define KWEB_CACHE_BITS 10
+
+/*
+ * How long an entry of a file the VFS revalidates at every walk (NFS,
+ * CIFS, FUSE; overlayfs over one of them) is served before the file is
+ * opened again: what changed at the server shows only then.
+ */
+#define KWEB_CACHE_REVAL	HZ
 
 struct kweb_cache {
 	struct path root;		/* the docroot; its server's reference */

@@ -43,6 +43,13 @@
  * its file changed) is not kept: the file is served from itself, and a
  * request after the tick fills the entry.
  *
+ * A remote file (NFS, CIFS, FUSE) changes at its server with nothing
+ * moving here until the client asks: the VFS revalidates its dentries at
+ * each walk, and open() checks the file with the server (NFS's
+ * close-to-open consistency), which a hit skips. So such an entry is
+ * served for KWEB_CACHE_REVAL only, then goes and the file is opened
+ * again: a change made at the server is served within that second.
+ *
  * The path: a rename anywhere moves rename_lock's sequence. The entry
  * keeps the sequence its path was last checked at; when it moved, the
  * path is checked again, walking from the dentry up to the docroot and
@@ -53,6 +60,7 @@
 #include <linux/dcache.h>
 #include <linux/fs.h>
 #include <linux/iversion.h>
+#include <linux/jiffies.h>
 #include <linux/mm.h>
 #include <linux/rcupdate.h>
 #include <linux/seqlock.h>
@@ -189,7 +197,8 @@ bool kweb_centry_valid(const struct kweb_cache *c, struct kweb_centry *e)
 	struct dentry *d = e->path.dentry;
 	unsigned int seq;
 
-	if (d_unhashed(d) || READ_ONCE(d->d_inode) != e->inode ||
+	if ((e->reval && time_after(jiffies, e->reval_at)) ||
+	    d_unhashed(d) || READ_ONCE(d->d_inode) != e->inode ||
 	    !kweb_centry_unchanged(e) || d_real_inode(d) != e->data_inode ||
 	    !kweb_centry_dirs_unchanged(c, e))
 		return false;

@@ -100,7 +100,12 @@ static int kweb_lookup(struct kweb_server *srv, const char *rel,
 		*path = srv->docroot;
 		path_get(path);
 	}
-	err = vfs_getattr(path, st, STATX_BASIC_STATS, AT_STATX_SYNC_AS_STAT);
+	/*
+	 * A remote file's attributes from its server, as open(2) gets them
+	 * (NFS's close-to-open consistency): what a cache hit skips, a miss
+	 * after KWEB_CACHE_REVAL does. Local filesystems ignore the flag.
+	 */
+	err = vfs_getattr(path, st, STATX_BASIC_STATS, AT_STATX_FORCE_SYNC);
 	if (err)
 		path_put(path);
 	return err;
