@@ -7,8 +7,8 @@
 # For ext4, xfs, btrfs, f2fs, vfat and exfat (loop images in a tmpfs),
 # tmpfs, overlayfs (lower and upper on an ext4 image; one file read from
 # the lower layer, one copied up), squashfs (read-only), NFS (the kernel's
-# server over loopback, NFSv3) and FUSE (bindfs over a tmpfs directory):
-# make the filesystem, write tests/fs_test.py's files
+# server over loopback, NFSv3), FUSE (bindfs over a tmpfs directory) and
+# 9p (the guest's root, the host's disk, cache=none): make the filesystem, write tests/fs_test.py's files
 # into it, load kweb with it as the docroot (no backend: nothing here is
 # handed off), run tests/fs_test.py, unload. KWEB_FS="ext4 tmpfs" runs a
 # subset. One test line per step, TAP as lib.sh says; exit status 0 iff
@@ -23,7 +23,7 @@ REPO=$(cd "$HERE/../.." && pwd)
 guest_args fs "$@"
 
 FS_TEST=$REPO/tests/fs_test.py
-FILESYSTEMS=${KWEB_FS:-ext4 xfs btrfs f2fs vfat exfat tmpfs overlay squashfs nfs fuse}
+FILESYSTEMS=${KWEB_FS:-ext4 xfs btrfs f2fs vfat exfat tmpfs overlay squashfs nfs fuse 9p}
 PORT=80
 # Guest-private: images live in memory (sparse), mounts under MNT.
 BASE=/run/kweb-fs
@@ -31,6 +31,8 @@ MNT=$BASE/mnt
 # fs_test.py's files, made once (Python is slow to start in a TCG guest)
 # and copied into each filesystem.
 SRC=$BASE/src
+# Beside the results, on the host's disk: the guest's 9p root.
+NINEP=$RUN_DIR/fs-9p
 # xfs wants at least 300 MiB; the images are sparse in the tmpfs.
 IMG_SIZE=320M
 LOG=$RUN_DIR/fsmatrix.log
@@ -124,6 +126,7 @@ setup() {
       ;;
     fuse)
       # A FUSE server that passes every call through to a directory.
+      FS_ARGS=(--server-dir "$BASE/fuse-src")
       mkdir -p "$BASE/fuse-src" "$MNT" &&
         run_log cp -a "$SRC/." "$BASE/fuse-src/" &&
         run_log bindfs "$BASE/fuse-src" "$MNT"
@@ -153,7 +156,15 @@ setup() {
         return 1
       return 0
       ;;
-    nfs) nfs_up; return ;;
+    nfs) FS_ARGS=(--server-dir "$BASE/nfs-export"); nfs_up; return ;;
+    9p)
+      # The guest's root: the host's filesystem over virtio 9p.
+      FS_ARGS=(--remote-clock --no-page-cache)
+      rm -rf "$NINEP" && mkdir -p "$NINEP" "$MNT" &&
+        run_log cp -a "$SRC/." "$NINEP/" &&
+        run_log mount --bind "$NINEP" "$MNT"
+      return
+      ;;
     *) return 1 ;;
   esac || return 1
   run_log cp -a "$SRC/." "$MNT/"
@@ -166,6 +177,7 @@ teardown() {
     overlay) umount "$BASE/disk" >>"$LOG" 2>&1 ;;
     nfs) nfs_down ;;
     fuse) rm -rf "$BASE/fuse-src" ;;
+    9p) rm -rf "$NINEP" ;;
   esac
   rm -f "$BASE"/*.img
 }
