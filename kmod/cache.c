@@ -278,6 +278,20 @@ static int kweb_centry_read(struct kweb_centry *e, struct kweb_file *f)
 }
 
 /*
+ * d's file may change at a server with nothing moving here until asked:
+ * the VFS revalidates its dentries at each walk (NFS, CIFS, FUSE; how
+ * overlayfs tells a remote layer, ovl_dentry_remote()), or its server
+ * renames in it (FS_RENAME_DOES_D_MOVE: NFS, CIFS, 9p, Ceph, AFS,
+ * OCFS2), which covers 9p without a cache, whose dentries say neither.
+ */
+static bool kweb_file_remote(const struct dentry *d)
+{
+	return (d->d_flags &
+		(DCACHE_OP_REVALIDATE | DCACHE_OP_WEAK_REVALIDATE)) ||
+	       (d->d_sb->s_type->fs_flags & FS_RENAME_DOES_D_MOVE);
+}
+
+/*
  * Process context: make an entry for the open file f, served for key
  * (the normalized request path) in coding enc and found at file_path
  * (the same, or key's index.html; then a suffix for a precompressed
@@ -320,9 +334,7 @@ struct kweb_centry *kweb_cache_fill(struct kweb_cache *c, const char *key,
 	INIT_WORK(&e->free_work, kweb_centry_free_work);
 	e->path = f->filp->f_path;
 	path_get(&e->path);
-	/* As overlayfs tells a remote layer (ovl_dentry_remote()). */
-	e->reval = e->path.dentry->d_flags &
-		   (DCACHE_OP_REVALIDATE | DCACHE_OP_WEAK_REVALIDATE);
+	e->reval = kweb_file_remote(e->path.dentry);
 	e->reval_at = jiffies + KWEB_CACHE_REVAL;
 	e->inode = file_inode(f->filp);
 	ihold(e->inode);

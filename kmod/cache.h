@@ -79,9 +79,9 @@ struct kweb_centry {
 #define KWEB_CACHE_BITS 10
 
 /*
- * How long an entry of a file the VFS revalidates at every walk (NFS,
- * CIFS, FUSE; overlayfs over one of them) is served before the file is
- * opened again: what changed at the server shows only then.
+ * How long an entry of a remote file (NFS, CIFS, FUSE, 9p; overlayfs over
+ * one of them) is served before the file is opened again: what changed at
+ * the server shows only then.
  */
 #define KWEB_CACHE_REVAL	HZ
 
