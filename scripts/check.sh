@@ -522,7 +522,7 @@ main() {
   ((quick)) || timed deb-purge step_deb_purge
   if ((!quick)); then
     if ((b612)); then
-      # Twelve filesystems, each made, filled and mounted under TCG.
+      # Fifteen filesystems, each made, filled and mounted under TCG.
       timed guest-fs612 guest fs612 "$K612_IMAGE" "$FS_GUEST_TIMEOUT" -- \
         "$REPO/tests/guest/fsmatrix.sh" "$ko612" "$KWEB_RESULTS/fs612" fs612
     else

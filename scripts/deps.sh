@@ -24,7 +24,8 @@ set -euo pipefail
 #  linux-perf         tests/trace_test.py's perf record -e 'kweb:*'
 #  bpftrace           the kernel stacks docs/bench's profile.sh samples
 #  xfsprogs btrfs-progs squashfs-tools nfs-kernel-server dosfstools
-#  exfatprogs f2fs-tools bindfs  the filesystem matrix
+#  exfatprogs f2fs-tools ntfs-3g erofs-utils genisoimage bindfs
+#                      the filesystem matrix
 #                      (tests/guest/fsmatrix.sh; e2fsprogs for ext4)
 #  acl                setfacl, for tests/http_test.py's ACL case of cached
 #                      permissions
@@ -46,7 +47,7 @@ readonly APT_PACKAGES=(
   libmnl-dev pkg-config mandoc
   linux-perf bpftrace
   xfsprogs btrfs-progs squashfs-tools nfs-kernel-server
-  dosfstools exfatprogs f2fs-tools bindfs
+  dosfstools exfatprogs f2fs-tools ntfs-3g erofs-utils genisoimage bindfs
   acl
   debhelper dh-dkms dkms lintian
   prometheus

@@ -4,15 +4,16 @@
 #
 #   fsmatrix.sh KWEB_KO RESULTS_DIR [TAG]
 #
-# For ext4, xfs, btrfs, f2fs, vfat and exfat (loop images in a tmpfs),
-# tmpfs, overlayfs (lower and upper on an ext4 image; one file read from
-# the lower layer, one copied up), squashfs (read-only), NFS (the kernel's
-# server over loopback, NFSv3), FUSE (bindfs over a tmpfs directory) and
-# 9p (the guest's root, the host's disk, cache=none): make the filesystem, write tests/fs_test.py's files
-# into it, load kweb with it as the docroot (no backend: nothing here is
-# handed off), run tests/fs_test.py, unload. KWEB_FS="ext4 tmpfs" runs a
-# subset. One test line per step, TAP as lib.sh says; exit status 0 iff
-# every line is "ok".
+# For ext4, xfs, btrfs, f2fs, vfat, exfat and ntfs3 (loop images in a
+# tmpfs), tmpfs, overlayfs (lower and upper on an ext4 image; one file
+# read from the lower layer, one copied up), squashfs, erofs and iso9660
+# (read-only images), NFS (the kernel's server over loopback, NFSv3),
+# FUSE (bindfs over a tmpfs directory) and 9p (the guest's root, the
+# host's disk, cache=none): make the filesystem, write tests/fs_test.py's
+# files into it, load kweb with it as the docroot (no backend: nothing
+# here is handed off), run tests/fs_test.py, unload. KWEB_FS="ext4
+# tmpfs" runs a subset. One test line per step, TAP as lib.sh says; exit
+# status 0 iff every line is "ok".
 set -uo pipefail # no -e: a failing check is a test line, not the end
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -23,7 +24,7 @@ REPO=$(cd "$HERE/../.." && pwd)
 guest_args fs "$@"
 
 FS_TEST=$REPO/tests/fs_test.py
-FILESYSTEMS=${KWEB_FS:-ext4 xfs btrfs f2fs vfat exfat tmpfs overlay squashfs nfs fuse 9p}
+FILESYSTEMS=${KWEB_FS:-ext4 xfs btrfs f2fs vfat exfat ntfs3 tmpfs overlay squashfs erofs iso9660 nfs fuse 9p}
 PORT=80
 # Guest-private: images live in memory (sparse), mounts under MNT.
 BASE=/run/kweb-fs
@@ -112,14 +113,14 @@ setup() {
     xfs) mkfs_loop xfs "$MNT" mkfs.xfs -q -f ;;
     btrfs) mkfs_loop btrfs "$MNT" mkfs.btrfs -q -f ;;
     f2fs) mkfs_loop f2fs "$MNT" mkfs.f2fs -q -f ;;
-    vfat | exfat)
-      # No symlinks, no modes: one for every file, from the mount.
+    vfat | exfat | ntfs3)
+      # No symlinks copied, no modes: one for every file, from the mount.
       FS_ARGS=(--no-posix)
-      if [[ $fs == vfat ]]; then
-        mkfs_loop vfat "$MNT" mkfs.vfat
-      else
-        mkfs_loop exfat "$MNT" mkfs.exfat
-      fi &&
+      case $fs in
+        vfat) mkfs_loop vfat "$MNT" mkfs.vfat ;;
+        exfat) mkfs_loop exfat "$MNT" mkfs.exfat ;;
+        ntfs3) mkfs_loop ntfs3 "$MNT" mkfs.ntfs -q -F -Q ;;
+      esac &&
         (cd "$SRC" && find . -type d ! -name . -exec mkdir -p "$MNT/{}" \; &&
           find . -type f -exec cp {} "$MNT/{}" \;) >>"$LOG" 2>&1
       return
@@ -155,6 +156,19 @@ setup() {
         run_log mount -t squashfs -o loop,ro "$BASE/squashfs.img" "$MNT" ||
         return 1
       return 0
+      ;;
+    erofs | iso9660)
+      # Read-only images made from the files (Rock Ridge keeps the
+      # iso9660 one's modes and symlink).
+      FS_ARGS=(--readonly)
+      if [[ $fs == erofs ]]; then
+        run_log mkfs.erofs "$BASE/erofs.img" "$SRC"
+      else
+        run_log genisoimage -quiet -R -o "$BASE/iso9660.img" "$SRC"
+      fi &&
+        mkdir -p "$MNT" &&
+        run_log mount -t "$fs" -o loop,ro "$BASE/$fs.img" "$MNT"
+      return
       ;;
     nfs) FS_ARGS=(--server-dir "$BASE/nfs-export"); nfs_up; return ;;
     9p)
