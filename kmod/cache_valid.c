@@ -43,10 +43,10 @@
  * its file changed) is not kept: the file is served from itself, and a
  * request after the tick fills the entry.
  *
- * A remote file (NFS, CIFS, FUSE) changes at its server with nothing
- * moving here until the client asks: the VFS revalidates its dentries at
- * each walk, and open() checks the file with the server (NFS's
- * close-to-open consistency), which a hit skips. So such an entry is
+ * A remote file (NFS, CIFS, FUSE, 9p: kweb_file_remote()) changes at its
+ * server with nothing moving here until the client asks: the VFS
+ * revalidates its dentries at each walk, and open() checks the file with
+ * the server (NFS's close-to-open consistency), which a hit skips. So such an entry is
  * served for KWEB_CACHE_REVAL only, then goes and the file is opened
  * again: a change made at the server is served within that second.
  *
