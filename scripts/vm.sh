@@ -231,6 +231,16 @@ wrapper=$(write_wrapper "$@")
 vng_args=(--run "$image" --cpus "$cpus" --memory "$memory" --rw
   --verbose --name "kweb-$name" --exec "$wrapper")
 ((kvm)) || vng_args+=(--disable-kvm)
+# No CMPXCHG16B under TCG. QEMU 7.2's helper for it (Debian 12's QEMU)
+# computes the flags from a stale lazy-flags state, which leaves the
+# last flag-setting operand in EFLAGS: SLUB's per-CPU fast path retries
+# on a failed cmpxchg16b, and an interrupt taken at its retry label then
+# pushed the freelist pointer as EFLAGS (TF set: a spurious #DB warning;
+# DF and VM set: a double fault), twice in the benchmark's nginx load.
+# Later QEMU generates cmpxchg16b inline. Without CX16 the kernel uses
+# its pushf/cli/popf emulation (this_cpu_cmpxchg16b_emu). vng's own
+# "-cpu max" comes first; QEMU takes the last -cpu.
+((kvm)) || vng_args+=("--qemu-opts=-cpu max,cx16=off")
 # 4-level paging, as on most hardware. With TCG's LA57, 6.12's
 # identify_cpu() clears the capability words and sets them again at boot;
 # an interrupt in between sees 4-level limits on 5-level addresses, which
