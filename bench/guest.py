@@ -1112,6 +1112,7 @@ class Bench:
         self.www = www
         self.info = info
         self.rate = {}      # (server, row) -> last req/s, for httperf sizing
+        self.icount = None  # does the host count instructions (profiles)
         self.lengths = {}   # path -> whole response length on this side
         self.out = open(args.out, "a")
         self.nfail = 0
@@ -1367,16 +1368,22 @@ class Bench:
         return rec
 
     def profiled(self, side, wl_name, fs):
-        """One more run, untimed, with perf sampling the server's CPU:
-        where its time goes (bench/cpuprofile.py)."""
+        """One more run, untimed, with the server's CPU profiled: where
+        its time goes (bench/cpuprofile.py), by the instruction counter's
+        blocks where the host counts them, else by perf's samples."""
         a = self.args
         wl = WORKLOADS[wl_name]
         if wl["tool"] != "wrk":
             amount = self.httperf_conns((side.name, wl_name, fs), a.profile)
         else:
             amount = max(1, round(a.profile))
-        prof = cpuprofile.Profile(isolate.SERVER_CPU,
-                                  os.path.join(a.base, "perf.data"))
+        if self.icount is None:
+            self.icount = cpuprofile.InsnProfile.available()
+        if self.icount:
+            prof = cpuprofile.InsnProfile(isolate.SERVER_CPU)
+        else:
+            prof = cpuprofile.Profile(isolate.SERVER_CPU,
+                                      os.path.join(a.base, "perf.data"))
         prof.start()
         try:
             res, _, _ = self.load(wl, fs, amount, False)
@@ -1657,7 +1664,8 @@ def main():
                     help="worker_cpu_affinity auto: a worker per CPU")
     ap.add_argument("--profile", type=float, default=4,
                     help="seconds of one more run per row and side in the "
-                    "first round, with perf sampling the server's CPU")
+                    "first round, with the server's CPU profiled (by "
+                    "the instruction counter's blocks, else by perf)")
     ap.add_argument("--profile-rows", type=int, default=None,
                     help="profile only the first N rows")
     ap.add_argument("--shared-cpus", dest="isolate", action="store_false",

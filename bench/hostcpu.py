@@ -22,7 +22,8 @@ instructions each vCPU has executed ("insn0", ...; of them, the kernel's,
 from the counters bench/qemu/kwebicount.so keeps in FILE. A request file
 may hold "range LO HI" (hex addresses): the range is set before the
 answer is read; "blocks" adds "blocks", the instructions vCPU 0 ran
-in each block of the range (see blocks()). It waits for the QEMU whose
+in each block of the range (see blocks()), and "kernel-blocks" the same
+for every block of the kernel's text. It waits for the QEMU whose
 command line has "-name QEMU_NAME" and exits once that QEMU is gone.
 Python 3.9+ standard library only.
 """
@@ -101,11 +102,11 @@ def icounts(path):
     return out
 
 
-def blocks(path):
+def blocks(path, whole=False):
     """{hex address: instructions vCPU 0 ran in blocks starting there}
-    over the blocks kwebicount.so keeps records of (the module area's)
-    that lie in the range set: where the counted module's instructions
-    went."""
+    over the blocks kwebicount.so keeps records of (the kernel text's):
+    those in the range set (where the counted module's instructions
+    went), or with whole, all of them (the kernel's and every module's)."""
     try:
         with open(path, "rb") as f:
             head = f.read(64)
@@ -115,9 +116,9 @@ def blocks(path):
     except (OSError, struct.error):
         return {}
     out = {}
-    for off in range(0, len(data) - 31, 32):
-        vaddr, insns, execs0, _ = struct.unpack_from("<QQQQ", data, off)
-        if lo <= vaddr < hi and execs0:
+    data = data[:len(data) // 32 * 32]
+    for vaddr, insns, execs0, _ in struct.iter_unpack("<QQQQ", data):
+        if execs0 and (whole or lo <= vaddr < hi):
             key = "%x" % vaddr
             out[key] = out.get(key, 0) + insns * execs0
     return out
@@ -169,8 +170,9 @@ def main():
             rec = thread_times(pid)
             if args.icount:
                 rec.update(icounts(args.icount))
-                if words == ["blocks"]:
-                    rec["blocks"] = blocks(args.icount)
+                if words in (["blocks"], ["kernel-blocks"]):
+                    rec["blocks"] = blocks(args.icount,
+                                           words == ["kernel-blocks"])
             rec["host_monotonic"] = time.monotonic()
             tmp = os.path.join(args.dir, ".resp." + n)
             with open(tmp, "w") as out:

@@ -248,17 +248,22 @@ class Meter:
 
     def __init__(self, blocks=False):
         """blocks: also the instructions of each block of the counted
-        module (the host's "blocks" answer), as out["blocks"]."""
+        module (the host's "blocks" answer), or with "kernel" of every
+        block of the kernel's text, as out["blocks"]."""
         self.tck = os.sysconf("SC_CLK_TCK")
-        self.ask = "blocks" if blocks else ""
-        self.h0 = host_threads(body=self.ask)
+        self.ask = ("kernel-blocks" if blocks == "kernel" else
+                    "blocks" if blocks else "")
+        # The kernel's blocks are some 10^5 records to write and parse.
+        self.wait = 120.0 if blocks == "kernel" else 10.0
+        self.h0 = host_threads(timeout=self.wait, body=self.ask)
         self.t0 = time.monotonic()
         self.s0 = cpu_stat()
 
     def read(self):
         wall = time.monotonic() - self.t0
         s1 = cpu_stat()
-        h1 = host_threads(body=self.ask) if self.h0 is not None else None
+        h1 = (host_threads(timeout=self.wait, body=self.ask)
+              if self.h0 is not None else None)
         out = {"wall": wall, "host": None, "blocks": None}
         if h1 is not None:
             b0, b1 = self.h0.pop("blocks", None), h1.pop("blocks", None)

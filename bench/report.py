@@ -647,12 +647,23 @@ def profile_section(prof):
     """Where the server's CPU went (bench/cpuprofile.py), by row."""
     if not prof:
         return []
-    lines = ["## Where the server's CPU goes", "",
-             "perf's cpu-clock samples of the server's CPU (CPU0) during "
-             "one more run of each row and side (first round only), as "
-             "shares of its busy samples: kweb.ko's own code, the rest of "
-             "the kernel (TCP/IP, scheduler, page cache, system calls), "
-             "user space (nginx); then the busiest symbols.", ""]
+    insn = any(p.get("measure") == "insn" for p in prof)
+    if insn:
+        how = ("The instructions the server's CPU (CPU0) ran during one "
+               "more run of each row and side (first round only), each "
+               "block of the kernel's text counted to the function it "
+               "starts in (bench/qemu/kwebicount.c), as shares of them "
+               "less the idle loop's: kweb.ko's own code, the rest of the "
+               "kernel (TCP/IP, scheduler, page cache, system calls), user "
+               "space (nginx); then the busiest functions, and the "
+               "instructions per request.")
+    else:
+        how = ("perf's cpu-clock samples of the server's CPU (CPU0) during "
+               "one more run of each row and side (first round only), as "
+               "shares of its busy samples: kweb.ko's own code, the rest "
+               "of the kernel (TCP/IP, scheduler, page cache, system "
+               "calls), user space (nginx); then the busiest symbols.")
+    lines = ["## Where the server's CPU goes", "", how, ""]
     body = []
     for p in prof:
         who = "%s: %s" % (p["comparison"], SERVER_NAMES.get(p["server"],
@@ -662,11 +673,20 @@ def profile_section(prof):
         if "error" in p:
             body.append(row + ["-", "-", "-", "-", p["error"][:100]])
             continue
-        top = ", ".join("%s %s" % (s, pct(x)) for s, _, x in p["top"][:5])
+        if p.get("measure") == "insn":
+            reqs = p.get("requests") or 0
+            per = p["busy_insns"] / reqs if reqs else 0
+            size = "%.1f k" % (per / 1e3)
+            top = ", ".join("%s %s (%.0f)" % (s, pct(x), x * per)
+                            for s, _, x in p["top"][:8])
+        else:
+            size = ("%d samples" if insn else "%d") % p["busy_samples"]
+            top = ", ".join("%s %s" % (s, pct(x)) for s, _, x in p["top"][:5])
         body.append(row + [pct(p["kweb"]), pct(p["kernel"]), pct(p["user"]),
-                           str(p["busy_samples"]), top])
+                           size, top])
     lines += md_table(["side", "workload", "files", "kweb", "kernel",
-                       "user", "busy samples", "top symbols"], body)
+                       "user", "insn/req" if insn else "busy samples",
+                       "top functions" if insn else "top symbols"], body)
     lines.append("")
     return lines
 

@@ -11,10 +11,11 @@
  * range the sampler sets (kweb.ko's code). Each is an aligned u64 that
  * only the vCPU's own thread writes, so that bench/hostcpu.py may read
  * them at any time with plain loads. After the page, a record per block
- * translated in the module area, with how often each of vCPUs 0 and 1
- * ran it: where a module's instructions go, function by function. A halted vCPU executes nothing: an idle CPU counts no
- * instructions, and a vCPU the host preempts counts none either, unlike
- * its time.
+ * translated in the kernel's text (its image and the module area), with
+ * how often each of vCPUs 0 and 1 ran it: where the kernel's and a
+ * module's instructions go, function by function. A halted vCPU
+ * executes nothing: an idle CPU counts no instructions, and a vCPU the
+ * host preempts counts none either, unlike its time.
  *
  * A block is counted whole when it starts, so one cut short by an
  * exception or interrupt counts the instructions it did not run: a
@@ -35,13 +36,17 @@
 EXPORT int qemu_plugin_version = 1;
 
 #define ICOUNT_PAGE		4096
-/* After the page: a record per block translated in the module area. */
-#define ICOUNT_BLOCKS		(512 * 1024)
+/*
+ * After the page: a record per block translated in the kernel's text.
+ * A boot and a benchmark translate some 10^5; QEMU translates a block
+ * again after a flush of its code cache, into a new record.
+ */
+#define ICOUNT_BLOCKS		(2 * 1024 * 1024)
 #define ICOUNT_FILE		(ICOUNT_PAGE + \
 				 ICOUNT_BLOCKS * sizeof(struct icount_tb))
-/* x86-64's module area (MODULES_VADDR to MODULES_END). */
-#define ICOUNT_MODULES_START	0xffffffffc0000000ULL
-#define ICOUNT_MODULES_END	0xffffffffff000000ULL
+/* x86-64's kernel text and module area: __START_KERNEL_map to MODULES_END. */
+#define ICOUNT_TEXT_START	0xffffffff80000000ULL
+#define ICOUNT_TEXT_END		0xffffffffff000000ULL
 #define ICOUNT_MAGIC		0x544e434943424557ULL	/* "WEBCICNT" */
 #define ICOUNT_MAX_VCPUS	(ICOUNT_PAGE / 64 - 1)
 /* x86-64: the kernel's half of the address space. */
@@ -66,15 +71,15 @@ struct icount_page {
 	uint64_t range_lo;
 	uint64_t range_hi;
 	uint64_t nr_blocks;	/* records in use after the page */
-	uint64_t lost_blocks;	/* module blocks with no record left */
+	uint64_t lost_blocks;	/* text blocks with no record left */
 	uint64_t pad[2];
 	struct icount_slot vcpu[ICOUNT_MAX_VCPUS];
 };
 
 /*
  * What a translated block is: where it starts, its size, and (for the
- * module area's, kept in the file) how often vCPUs 0 and 1 ran it: a
- * profile of a module's code by instructions, for the sampler to read.
+ * kernel text's, kept in the file) how often vCPUs 0 and 1 ran it: a
+ * profile of the kernel's code by instructions, for the sampler to read.
  */
 struct icount_tb {
 	uint64_t vaddr;
@@ -117,7 +122,7 @@ static struct icount_tb *icount_tb_new(uint64_t vaddr)
 {
 	uint64_t n;
 
-	if (vaddr >= ICOUNT_MODULES_START && vaddr < ICOUNT_MODULES_END) {
+	if (vaddr >= ICOUNT_TEXT_START && vaddr < ICOUNT_TEXT_END) {
 		/* Filled before the count is raised: the sampler reads n. */
 		n = __atomic_load_n(&page->nr_blocks, __ATOMIC_RELAXED);
 		while (n < ICOUNT_BLOCKS) {
