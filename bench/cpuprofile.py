@@ -127,7 +127,7 @@ class InsnProfile:
         return insn_summary(blocks, insns, kern, isolate.text_symbols())
 
 
-def insn_summary(blocks, insns, kern, syms, top=12):
+def insn_summary(blocks, insns, kern, syms, top=40):
     """{kweb, kernel, user: shares of the instructions; insns; top:
     [(function, dso, share)]} from {block address: instructions} of the
     kernel's text, the vCPU's instructions and its kernel's, and

@@ -362,6 +362,27 @@ SEGMENT_COUNTERS = ("Tcp:InSegs", "Tcp:OutSegs", "Tcp:RetransSegs",
                     "Tcp:OutRsts", "TcpExt:DelayedACKs")
 
 
+# Memory housekeeping that may run on the server's CPU during a run:
+# khugepaged's collapses (a copy and a clear of up to 2 MiB each), the
+# huge pages faulted in, compaction.
+VMSTAT_COUNTERS = ("thp_fault_alloc", "thp_collapse_alloc", "compact_stall",
+                   "pgmajfault")
+
+
+def vmstat():
+    """VMSTAT_COUNTERS from /proc/vmstat."""
+    out = {}
+    try:
+        with open("/proc/vmstat") as f:
+            for line in f:
+                k, _, v = line.partition(" ")
+                if k in VMSTAT_COUNTERS:
+                    out[k] = int(v)
+    except (OSError, ValueError):
+        pass
+    return out
+
+
 def tcp_segments():
     """This network namespace's TCP segment counters (SEGMENT_COUNTERS),
     by their names without the table's."""
@@ -1265,6 +1286,7 @@ class Bench:
         # With the client in a namespace of its own, this namespace's
         # TCP counters are the server's: its segments per request.
         g0 = tcp_segments() if ISOLATED else {}
+        v0 = vmstat()
         k0 = kweb_counters()
         n0 = side.nginx.workers_cpu() if side.nginx else 0
         c0 = cpu_times()
@@ -1277,6 +1299,7 @@ class Bench:
         res, ru, wall = self.load(wl, fs, amount, a.check_timed)
         per_cpu = meter.read() if meter else None
         segs = delta(tcp_segments(), g0) if g0 else {}
+        vm = delta(vmstat(), v0)
         c1 = cpu_times()
         n1 = side.nginx.workers_cpu() if side.nginx else 0
         k1 = kweb_counters()
@@ -1300,6 +1323,7 @@ class Bench:
             "tool_minflt": ru.ru_minflt,
             "nginx_workers_cpu_s": (n1 - n0) / self.tck,
             "kweb": kd,
+            "vmstat": vm,
         })
         if ISOLATED:
             if segs:
@@ -1384,6 +1408,7 @@ class Bench:
         else:
             prof = cpuprofile.Profile(isolate.SERVER_CPU,
                                       os.path.join(a.base, "perf.data"))
+        v0 = vmstat()
         prof.start()
         try:
             res, _, _ = self.load(wl, fs, amount, False)
@@ -1391,6 +1416,7 @@ class Bench:
             out = prof.stop()
         out = out or {"error": "no profile"}
         out["requests"] = res["requests"]
+        out["vmstat"] = delta(vmstat(), v0)
         return out
 
     def side_round(self, comp, label, side_name, rnd, rows):

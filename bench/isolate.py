@@ -9,7 +9,8 @@ tool, pinned there in a network namespace of its own (NS) behind the
 other end, whose packets RPS steers to CPU1, and this harness itself.
 CPU0's busy time is then the server's whole cost: its threads, its
 receive softirq, its sends (which run the veth's transmit on CPU0 and
-queue the packet to CPU1's backlog).
+queue the packet to CPU1's backlog). khugepaged, whose collapses would
+land on either CPU at random, does not scan meanwhile.
 
 Busy time is measured as wall time less idle time, per CPU. /proc/stat's
 user, system, irq and softirq fields are sampled at the tick, and with
@@ -30,6 +31,14 @@ SERVER_DEV, CLIENT_DEV = "kbs0", "kbc0"
 SERVER_ADDR, CLIENT_ADDR = "10.99.0.1", "10.99.0.2"
 SERVER_CPU, CLIENT_CPU = 0, 1
 WQ_CPUMASK = "/sys/devices/virtual/workqueue/cpumask"
+# khugepaged collapses any process's memory into huge pages, a copy and
+# a clear of up to 2 MiB each time, on whichever CPU it runs: on the
+# server's, 9 k instructions per request of a timed run (2026-12-05,
+# thp_collapse_alloc in /proc/vmstat). It does not scan while the bench
+# runs.
+KHUGEPAGED_SLEEP = "/sys/kernel/mm/transparent_hugepage/khugepaged/" \
+                   "scan_sleep_millisecs"
+KHUGEPAGED_OFF_MS = 24 * 3600 * 1000
 # Where bench/hostcpu.py, on the host, answers for QEMU's vCPU threads.
 HOSTCPU_DIR = os.environ.get("KWEB_HOSTCPU_DIR", "")
 
@@ -111,6 +120,13 @@ def setup(sysctls):
         done["wq_cpumask"] = "%x" % (1 << SERVER_CPU)
     except OSError as e:
         raise Error("unbound workqueues to CPU%d: %s" % (SERVER_CPU, e))
+    try:
+        with open(KHUGEPAGED_SLEEP) as f:
+            _saved["khugepaged"] = f.read().strip()
+        _write(KHUGEPAGED_SLEEP, str(KHUGEPAGED_OFF_MS))
+        done["khugepaged_sleep_ms"] = KHUGEPAGED_OFF_MS
+    except OSError:
+        pass    # no transparent huge pages: nothing to collapse them
     pin_client()
     return done
 
@@ -120,12 +136,14 @@ _saved = {}
 
 
 def teardown():
-    was = _saved.pop("wq_cpumask", None)
-    if was:
-        try:
-            _write(WQ_CPUMASK, was)
-        except OSError:
-            pass
+    for path, key in ((WQ_CPUMASK, "wq_cpumask"),
+                      (KHUGEPAGED_SLEEP, "khugepaged")):
+        was = _saved.pop(key, None)
+        if was:
+            try:
+                _write(path, was)
+            except OSError:
+                pass
     subprocess.run(["ip", "netns", "del", NS], stdout=subprocess.DEVNULL,
                    stderr=subprocess.DEVNULL, timeout=60)
     subprocess.run(["ip", "link", "del", SERVER_DEV],
