@@ -143,8 +143,9 @@ def insn_summary(blocks, insns, kern, syms, top=40):
         by[key] = by.get(key, 0) + n
     idle = sum(n for (f, _), n in by.items() if f in IDLE_SYMS)
     own = sum(n for (_, d), n in by.items() if d in ("[kweb]", "[kwebfloor]"))
-    # Blocks start in the kernel's half; kern may also hold a few the
-    # text's records lost (lost_blocks), counted to "kernel" here.
+    # kern counts every kernel instruction: those of blocks with no
+    # record (outside the text, or lost_blocks) are the kernel's share
+    # too, though no function's.
     busy = insns - idle
     out = {"measure": "insn", "insns": insns, "busy_insns": busy,
            "idle_insns": idle}

@@ -33,7 +33,7 @@ SERVER_CPU, CLIENT_CPU = 0, 1
 WQ_CPUMASK = "/sys/devices/virtual/workqueue/cpumask"
 # khugepaged collapses any process's memory into huge pages, a copy and
 # a clear of up to 2 MiB each time, on whichever CPU it runs: on the
-# server's, 9 k instructions per request of a timed run (2026-12-05,
+# server's, 9 k instructions per connection in one timed run (2026-12-05,
 # thp_collapse_alloc in /proc/vmstat). It does not scan while the bench
 # runs.
 KHUGEPAGED_SLEEP = "/sys/kernel/mm/transparent_hugepage/khugepaged/" \
