@@ -16,7 +16,6 @@ so kweb's share is of the server's busy samples, as the issue asks:
 its own code against the kernel's work on its behalf.
 """
 
-import bisect
 import os
 import select
 import signal
@@ -135,12 +134,7 @@ def insn_summary(blocks, insns, kern, syms, top=40):
     as perf's idle samples are."""
     funcs = sorted((a, (n, "[%s]" % m if m else "[kernel.kallsyms]"))
                    for a, n, m in syms)
-    addrs = [a for a, _ in funcs]
-    by = {}
-    for a, n in blocks.items():
-        i = bisect.bisect_right(addrs, a) - 1
-        key = funcs[i][1] if i >= 0 else ("?", "[kernel.kallsyms]")
-        by[key] = by.get(key, 0) + n
+    by = isolate.function_totals(blocks, funcs, ("?", "[kernel.kallsyms]"))
     idle = sum(n for (f, _), n in by.items() if f in IDLE_SYMS)
     own = sum(n for (_, d), n in by.items() if d in ("[kweb]", "[kwebfloor]"))
     # kern counts every kernel instruction: those of blocks with no

@@ -236,16 +236,24 @@ def module_text(name):
     return mine[0], min(above) if above else mine[-1] + 4096
 
 
-def by_function(blocks, funcs, top=15):
-    """{block address: instructions} to [(function, share of them)],
-    busiest first: a block belongs to the function at or below it."""
-    if not blocks or not funcs:
-        return []
+def function_totals(blocks, funcs, unknown="?"):
+    """{block address: instructions} to a Counter of them by function,
+    funcs [(address, function)] sorted: a block belongs to the function
+    at or below it (unknown below the first)."""
     addrs = [a for a, _ in funcs]
     tot = collections.Counter()
     for a, n in blocks.items():
         i = bisect.bisect_right(addrs, a) - 1
-        tot[funcs[i][1] if i >= 0 else "?"] += n
+        tot[funcs[i][1] if i >= 0 else unknown] += n
+    return tot
+
+
+def by_function(blocks, funcs, top=15):
+    """{block address: instructions} to [(function, share of them)],
+    busiest first."""
+    if not blocks or not funcs:
+        return []
+    tot = function_totals(blocks, funcs)
     whole = sum(tot.values())
     return [(f, n / whole) for f, n in tot.most_common(top)]
 
