@@ -16,6 +16,7 @@ so kweb's share is of the server's busy samples, as the issue asks:
 its own code against the kernel's work on its behalf.
 """
 
+import bisect
 import os
 import select
 import signal
@@ -152,7 +153,23 @@ def insn_summary(blocks, insns, kern, syms, top=40):
     ranked = sorted(((n, f, d) for (f, d), n in by.items()
                      if f not in IDLE_SYMS), reverse=True)
     out["top"] = [(f, d, n / busy) for n, f, d in ranked[:top]]
+    out["own_blocks"] = own_blocks(blocks, syms)
     return out
+
+
+def own_blocks(blocks, syms):
+    """The server module's blocks as [(function, offset, instructions)],
+    busiest first: raw data for bench/annotate.py, which maps them to
+    source lines (addresses change with every load, offsets do not). A
+    block belongs to the function at or below it, of whatever owner."""
+    funcs = sorted(syms)
+    addrs = [a for a, _, _ in funcs]
+    out = []
+    for a, n in blocks.items():
+        i = bisect.bisect_right(addrs, a) - 1
+        if i >= 0 and funcs[i][2] in ("kweb", "kwebfloor"):
+            out.append((funcs[i][1], a - addrs[i], n))
+    return sorted(out, key=lambda t: -t[2])
 
 
 def summarize(path, own=frozenset(), top=12):
