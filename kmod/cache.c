@@ -28,6 +28,7 @@
 
 #include "cache.h"
 #include "kweb.h"
+#include "response.h"
 #include "trace.h"
 
 atomic_long_t kweb_cache_pinned = ATOMIC_LONG_INIT(0);
@@ -150,13 +151,13 @@ struct kweb_centry *kweb_cache_lookup(struct kweb_cache *c, const char *key,
 	u32 hash = kweb_cache_hash(key, len, enc);
 	struct kweb_centry *e;
 
-	rcu_read_lock();
+	kweb_rcu_lock();
 	hash_for_each_possible_rcu(c->table, e, hnode, hash) {
 		if (e->hash != hash || !kweb_centry_is(e, key, len, enc))
 			continue;
 		if (!refcount_inc_not_zero(&e->ref))
 			break;
-		rcu_read_unlock();
+		kweb_rcu_unlock();
 		if (!kweb_centry_valid(c, e)) {
 			kweb_cache_invalidate(c, e);
 			kweb_centry_put(e);
@@ -166,7 +167,7 @@ struct kweb_centry *kweb_cache_lookup(struct kweb_cache *c, const char *key,
 			WRITE_ONCE(e->referenced, true);
 		return e;
 	}
-	rcu_read_unlock();
+	kweb_rcu_unlock();
 miss:
 	return NULL;
 }
@@ -311,7 +312,9 @@ struct kweb_centry *kweb_cache_fill(struct kweb_cache *c, const char *key,
 	unsigned int nr = 0;
 	const char *rel = file_path + 1;	/* below the docroot */
 	size_t rel_len = strlen(rel);
+	char lm[KWEB_HTTP_DATE_LEN + 1], fields[KWEB_FILE_FIELDS_MAX];
 	struct kweb_centry *e;
+	int flen;
 	char *p;
 
 	/* A path crossing a mount may change with no rename: not cached. */
@@ -320,7 +323,13 @@ struct kweb_centry *kweb_cache_fill(struct kweb_cache *c, const char *key,
 		return NULL;
 	if (pages && kweb_cache_fits(c, f->size))
 		nr = DIV_ROUND_UP(f->size, PAGE_SIZE);
-	e = kzalloc(struct_size(e, key, len + 1 + rel_len + 1), GFP_KERNEL);
+	kweb_http_date_format(f->mtime, lm);
+	flen = kweb_resp_file_fields(fields, sizeof(fields), f->content_type,
+				     f->size, lm);
+	/* A Content-Type too long for the room: each 200 formats its own. */
+	flen = max(flen, 0);
+	e = kzalloc(struct_size(e, key, len + 1 + rel_len + 1 + flen),
+		    GFP_KERNEL);
 	if (!e)
 		return NULL;
 	if (nr) {
@@ -349,7 +358,7 @@ struct kweb_centry *kweb_cache_fill(struct kweb_cache *c, const char *key,
 	e->content_type = f->content_type;
 	e->mime_gen = f->mime_gen;
 	e->etag_len = kweb_etag_format(e->etag, f->mtime, f->size);
-	kweb_http_date_format(f->mtime, e->last_modified);
+	memcpy(e->last_modified, lm, sizeof(lm));
 	e->variants = v->mask;
 	e->dir_stamp = v->dir_stamp;
 	e->enc = enc;
@@ -360,6 +369,10 @@ struct kweb_centry *kweb_cache_fill(struct kweb_cache *c, const char *key,
 	memcpy(p, rel, rel_len);
 	e->rel = p;
 	e->rel_len = rel_len;
+	p += rel_len + 1;
+	memcpy(p, fields, flen);
+	e->file_fields.p = p;
+	e->file_fields.len = flen;
 
 	if ((nr && (kweb_centry_read(e, f) || e->nr_pages != nr)) ||
 	    kweb_centry_stamp(c, e, f->filp) || !kweb_centry_valid(c, e))

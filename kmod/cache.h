@@ -64,6 +64,8 @@ struct kweb_centry {
 	char etag[KWEB_ETAG_MAX + 1];
 	int etag_len;
 	char last_modified[KWEB_HTTP_DATE_LEN + 1];
+	/* Content-Type, Content-Length, Last-Modified for a 200; may be empty */
+	struct kweb_str file_fields;
 	/* All the file's pages, or none: see kweb_centry_has_body(). */
 	unsigned int nr_pages;
 	struct page **pages;		/* a reference on each */
@@ -72,7 +74,7 @@ struct kweb_centry {
 
 	u8 enc;				/* the key's coding */
 	u32 key_len;
-	/* The normalized path, NUL-terminated; rel's bytes follow. */
+	/* The normalized path, NUL-terminated; rel's, then file_fields' follow. */
 	char key[];
 };
 

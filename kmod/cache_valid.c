@@ -69,6 +69,7 @@
 
 #include "cache.h"
 #include "compat.h"
+#include "kweb_rcu.h"
 
 /* page is the page-cache page of mapping at index. */
 bool kweb_page_in(const struct address_space *mapping, struct page *page,
@@ -129,7 +130,7 @@ static bool kweb_centry_dirs_unchanged(const struct kweb_cache *c,
 	unsigned int i;
 	bool ok = e->nr_dirs && !d_mountpoint(d);
 
-	rcu_read_lock();
+	kweb_rcu_lock();
 	for (i = 0; ok && i < e->nr_dirs; i++) {
 		d = READ_ONCE(d->d_parent);
 		dir = READ_ONCE(d->d_inode);
@@ -145,7 +146,7 @@ static bool kweb_centry_dirs_unchanged(const struct kweb_cache *c,
 		else
 			ok = ok && d == c->root.dentry;
 	}
-	rcu_read_unlock();
+	kweb_rcu_unlock();
 	return ok;
 }
 

@@ -261,6 +261,16 @@ const struct kweb_config *kweb_config(const struct net *net)
 	return cfg ?: &kweb_config_none;
 }
 
+const struct kweb_config *kweb_srv_config(const struct kweb_server *srv)
+{
+	const struct kweb_config *cfg;
+
+	cfg = rcu_dereference_check(srv->kn->config,
+				    lockdep_is_held(&kweb_ctl_mutex) ||
+				    rcu_read_lock_any_held());
+	return cfg ?: &kweb_config_none;
+}
+
 void kweb_config_free(struct kweb_config *cfg)
 {
 	if (!cfg)

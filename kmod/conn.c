@@ -498,7 +498,7 @@ static enum kweb_read kweb_conn_read(struct kweb_conn *conn, bool atomic)
 {
 	struct sock *sk = conn->sk;
 	size_t max = kweb_limits(conn->srv).max_header_size;
-	struct kweb_request req;
+	struct kweb_request req __kweb_filled_by_callee;	/* kweb_http_parse() */
 	enum kweb_parse_result res;
 	enum kweb_route why;
 

@@ -194,7 +194,7 @@ kweb_cache_rule_match(const struct kweb_cache_rules *rules, const char *path,
 	unsigned int i;
 	size_t k;
 
-	if (!rules)
+	if (!rules || !rules->nr)
 		return NULL;
 	/* The last segment: "/a.css/" has no extension, "/a.css/x" not .css. */
 	for (k = 0; k < len; k++)

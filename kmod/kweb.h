@@ -20,12 +20,15 @@
 #include <linux/workqueue.h>
 #include <net/sock.h>
 
+struct kweb_net;
+
 #include "accesslog.h"
 #include "cache.h"
 #include "config.h"
 #include "http_parse.h"
 #include "http_path.h"
 #include "http_route.h"
+#include "kweb_rcu.h"
 #include "site.h"
 
 #define KWEB_NAME "kweb"
@@ -189,6 +192,8 @@ struct kweb_server {
 	struct kweb_site __rcu *site;	/* its own settings (site.h) */
 	struct kweb_cache cache;
 	struct net *net;		/* where the listeners are, and its settings */
+	/* net's kweb_net: its settings, read per request without net_generic() */
+	struct kweb_net *kn;
 	/* Its creator's: the pages it reads and pins are charged there. */
 	struct mem_cgroup *memcg;
 	struct kweb_listener listeners[2];	/* IPv4, IPv6 */
@@ -400,14 +405,32 @@ int kweb_server_set_backend_port(struct kweb_server *srv, u16 port);
 struct kweb_site *kweb_server_site(const struct kweb_server *srv);
 void kweb_server_site_replace(struct kweb_server *srv, struct kweb_site *site);
 
+/*
+ * A local of the request path that the function it is handed to fills
+ * whole before any read (memset() first): no zeroing by the compiler
+ * before that (CONFIG_INIT_STACK_ALL_ZERO), a rep stos of a few hundred
+ * bytes per request otherwise.
+ */
+#if __has_attribute(__uninitialized__)
+#define __kweb_filled_by_callee __attribute__((__uninitialized__))
+#else
+#define __kweb_filled_by_callee
+#endif
+
+/*
+ * srv's namespace's settings, as kweb_config(srv->net) (config.h), in
+ * any RCU reader or under kweb_ctl_mutex.
+ */
+const struct kweb_config *kweb_srv_config(const struct kweb_server *srv);
+
 /* Whether srv's namespace sends requests for missing files to the backend. */
 static inline bool kweb_backend_missing(const struct kweb_server *srv)
 {
 	bool on;
 
-	rcu_read_lock();
-	on = kweb_config(srv->net)->backend_missing;
-	rcu_read_unlock();
+	kweb_rcu_lock();
+	on = kweb_srv_config(srv)->backend_missing;
+	kweb_rcu_unlock();
 	return on;
 }
 
@@ -416,9 +439,9 @@ static inline struct kweb_limits kweb_limits(const struct kweb_server *srv)
 {
 	struct kweb_limits l;
 
-	rcu_read_lock();
-	l = kweb_config(srv->net)->limits;
-	rcu_read_unlock();
+	kweb_rcu_lock();
+	l = kweb_srv_config(srv)->limits;
+	kweb_rcu_unlock();
 	return l;
 }
 

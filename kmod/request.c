@@ -181,11 +181,11 @@ static void kweb_reply_hsts(struct kweb_conn *conn, struct kweb_resp_hdr *h)
 
 	if (!conn->file)
 		return;
-	rcu_read_lock();
-	site = rcu_dereference(conn->srv->site);
+	kweb_rcu_lock();
+	site = kweb_rcu_deref(conn->srv->site);
 	h->hsts = site->hsts;
 	h->hsts_subdomains = site->hsts_subdomains;
-	rcu_read_unlock();
+	kweb_rcu_unlock();
 }
 
 /* Format h, and for errors the body after it, into the response buffer. */
@@ -316,18 +316,19 @@ static bool kweb_reply_error_page(struct kweb_conn *conn,
 		h->content_type = e->content_type;
 		h->length = e->size;
 		memcpy(etag, e->etag, e->etag_len + 1);
+		h->etag.len = e->etag_len;
 		r->entry = e;
 	} else {
 		h->content_type = f.content_type;
 		h->length = f.size;
-		kweb_etag_format(etag, f.mtime, f.size);
+		h->etag.len = kweb_etag_format(etag, f.mtime, f.size);
 		r->file = f;
 	}
 	/*
 	 * As nginx: the page's ETag; no Last-Modified off a 200; no Vary,
 	 * the page being the same whatever the request accepts.
 	 */
-	h->etag = etag;
+	h->etag.p = etag;
 	h->vary = false;
 	h->has_length = true;
 	r->pos = 0;
@@ -503,17 +504,21 @@ struct kweb_meta {
 	const char *content_type;
 	const char *encoding;	/* Content-Encoding; NULL for identity */
 	bool vary;		/* the path has precompressed files */
+	/* size, last_modified and content_type's fields for a 200, made */
+	struct kweb_str file_fields;
 };
 
 /*
- * The listener's Cache-Control rule for path[0..len), the file served or
- * a directory redirected, copied to cc (the site may be replaced once the
- * RCU section ends); with Expires in exp if the listener sends it. A
- * "dir/" is answered with its index.html, as by nginx's index, so that
- * ".html" rules apply to it: the buffer (KWEB_PATH_BUF) gets that name.
+ * The listener's Cache-Control rule for path, NUL-terminated (len: its
+ * length, or -1 to count it only if the listener has rules), the file
+ * served or a directory redirected, copied to cc (the site may be
+ * replaced once the RCU section ends); with Expires in exp if the
+ * listener sends it. A "dir/" is answered with its index.html, as by
+ * nginx's index, so that ".html" rules apply to it: the buffer
+ * (KWEB_PATH_BUF) gets that name.
  */
 static void kweb_reply_cache_rule(struct kweb_conn *conn,
-				  struct kweb_reply *rp, char *path, size_t len,
+				  struct kweb_reply *rp, char *path, ssize_t len,
 				  struct kweb_resp_hdr *h)
 {
 	char *cc = rp->cc, *exp = rp->exp;
@@ -521,12 +526,16 @@ static void kweb_reply_cache_rule(struct kweb_conn *conn,
 	const struct kweb_cache_rule *rule;
 	const struct kweb_site *site;
 
+	kweb_rcu_lock();
+	site = kweb_rcu_deref(conn->srv->site);
+	if (!site->cache_rules.nr)
+		goto out;
+	if (len < 0)
+		len = strlen(path);
 	if (len && path[len - 1] == '/' && len <= KWEB_PATH_NORM) {
 		memcpy(path + len, "index.html", sizeof("index.html"));
 		len += sizeof("index.html") - 1;
 	}
-	rcu_read_lock();
-	site = rcu_dereference(conn->srv->site);
 	rule = kweb_cache_rule_match(&site->cache_rules, path, len);
 	if (rule) {
 		memcpy(cc, rule->value.p, rule->value.len);
@@ -538,7 +547,8 @@ static void kweb_reply_cache_rule(struct kweb_conn *conn,
 			h->expires = exp;
 		}
 	}
-	rcu_read_unlock();
+out:
+	kweb_rcu_unlock();
 }
 
 /*
@@ -551,7 +561,7 @@ static void kweb_reply_body(struct kweb_conn *conn, struct kweb_reply *rp,
 {
 	struct kweb_response *r = &conn->resp;
 	struct kweb_file f = { .size = m->size, .mtime = m->mtime };
-	struct kweb_resp_hdr h;
+	struct kweb_resp_hdr h __kweb_filled_by_callee;	/* kweb_reply_init() */
 	u64 first = 0, last = 0;
 	u16 status;
 
@@ -572,10 +582,11 @@ static void kweb_reply_body(struct kweb_conn *conn, struct kweb_reply *rp,
 	 * (a copy from a host ahead, touch -d) is sent as Date instead.
 	 */
 	h.last_modified = m->mtime > rp->now ? rp->date : m->last_modified;
-	h.etag = m->etag;
+	h.etag.p = m->etag;
+	h.etag.len = m->etag_len;
 	/* As nginx's expires and add_header: on 200, 206 and 304. */
 	if (rp->path)
-		kweb_reply_cache_rule(conn, rp, rp->path, strlen(rp->path), &h);
+		kweb_reply_cache_rule(conn, rp, rp->path, -1, &h);
 	if (status == 304) {
 		/* Validators and Vary (RFC 9110 15.4.5), as nginx. */
 		kweb_reply_send(conn, rp, &h, false);
@@ -592,6 +603,9 @@ static void kweb_reply_body(struct kweb_conn *conn, struct kweb_reply *rp,
 	h.content_type = m->content_type;
 	h.has_length = true;
 	h.length = m->size ? last - first + 1 : 0;
+	/* Made with the mtime's date: not if Date had to stand in for it. */
+	if (status == 200 && h.last_modified == m->last_modified)
+		h.file_fields = m->file_fields;
 	/* As nginx: a 206 does not say it again. */
 	h.accept_ranges = status == 200;
 	if (!rp->head && h.length) {
@@ -609,10 +623,10 @@ static u8 kweb_variants_on(struct kweb_server *srv, u8 variants)
 {
 	bool on;
 
-	rcu_read_lock();
-	on = kweb_site_precompressed(rcu_dereference(srv->site),
-				     kweb_config(srv->net));
-	rcu_read_unlock();
+	kweb_rcu_lock();
+	on = kweb_site_precompressed(kweb_rcu_deref(srv->site),
+				     kweb_srv_config(srv));
+	kweb_rcu_unlock();
 	return on ? variants : 0;
 }
 
@@ -644,6 +658,7 @@ static void kweb_reply_entry(struct kweb_conn *conn, struct kweb_reply *rp,
 		.last_modified = e->last_modified,
 		.content_type = e->content_type,
 		.vary = vary,
+		.file_fields = e->file_fields,
 	};
 
 	if (e->enc != KWEB_ENC_IDENTITY)
@@ -709,12 +724,12 @@ static enum kweb_route kweb_request_route(struct kweb_conn *conn,
 	const struct kweb_site *site;
 	enum kweb_route why;
 
-	rcu_read_lock();
-	site = rcu_dereference(conn->srv->site);
-	cfg = kweb_config(conn->srv->net);
+	kweb_rcu_lock();
+	site = kweb_rcu_deref(conn->srv->site);
+	cfg = kweb_srv_config(conn->srv);
 	why = kweb_route_target2(&kweb_site_prefixes(site, cfg)->r,
 				 &kweb_site_extensions(site, cfg)->r, t, path);
-	rcu_read_unlock();
+	kweb_rcu_unlock();
 	return why;
 }
 
@@ -737,19 +752,19 @@ static int kweb_request_host(struct kweb_conn *conn,
 	bool on;
 	int n;
 
-	rcu_read_lock();
-	on = rcu_dereference(conn->srv->site)->vhosts;
-	rcu_read_unlock();
+	kweb_rcu_lock();
+	on = kweb_rcu_deref(conn->srv->site)->vhosts;
+	kweb_rcu_unlock();
 	if (!on)
 		return 0;
 	n = kweb_host_dir(h->p ?: "", h->len, dir);
 	if (n < 0)
 		return n;
 	if (!n) {
-		rcu_read_lock();
-		site = rcu_dereference(conn->srv->site);
+		kweb_rcu_lock();
+		site = kweb_rcu_deref(conn->srv->site);
 		n = strscpy(dir, site->vhost_default, KWEB_HOST_MAX + 1);
-		rcu_read_unlock();
+		kweb_rcu_unlock();
 	}
 	memmove(path - n, dir, n);
 	path[-n - 1] = '/';
@@ -785,10 +800,10 @@ static bool kweb_request_has_page(struct kweb_conn *conn, u16 status)
 {
 	bool has;
 
-	rcu_read_lock();
-	has = kweb_error_page(&rcu_dereference(conn->srv->site)->pages,
+	kweb_rcu_lock();
+	has = kweb_error_page(&kweb_rcu_deref(conn->srv->site)->pages,
 			      status);
-	rcu_read_unlock();
+	kweb_rcu_unlock();
 	return has;
 }
 
@@ -801,7 +816,7 @@ bool kweb_request_cached(struct kweb_conn *conn, struct kweb_request *req,
 	struct kweb_centry *e, *ve;
 	enum kweb_encoding enc;
 	struct kweb_reply rp;
-	struct kweb_target t;
+	struct kweb_target t __kweb_filled_by_callee;	/* kweb_path_normalize() */
 	size_t klen;
 	char *key;
 	u8 variants;
@@ -1154,9 +1169,9 @@ u16 kweb_request_https_port(struct kweb_conn *conn)
 
 	if (conn->file)
 		return 0;
-	rcu_read_lock();
-	port = rcu_dereference(conn->srv->site)->https_redirect;
-	rcu_read_unlock();
+	kweb_rcu_lock();
+	port = kweb_rcu_deref(conn->srv->site)->https_redirect;
+	kweb_rcu_unlock();
 	return port;
 }
 

@@ -16,7 +16,7 @@ struct kweb_resp_hdr {
 	bool has_length;
 	u64 length;
 	const char *last_modified;
-	const char *etag;
+	struct kweb_str etag;		/* with its quotes; .len 0: none */
 	const char *content_encoding;	/* a precompressed file's coding */
 	bool vary;			/* Vary: Accept-Encoding */
 	const char *expires;		/* IMF-fixdate */
@@ -37,6 +37,12 @@ struct kweb_resp_hdr {
 	struct kweb_str redirect;
 	u32 hsts;			/* Strict-Transport-Security max-age */
 	bool hsts_subdomains;		/* ... with includeSubDomains */
+	/*
+	 * Content-Type, Content-Length and Last-Modified as
+	 * kweb_resp_file_fields() made them for this response (a cached
+	 * file's 200), sent instead of those three of the fields above.
+	 */
+	struct kweb_str file_fields;
 };
 
 /* The reason phrase for a status code kweb sends; "Unknown" otherwise. */
@@ -47,6 +53,18 @@ const char *kweb_status_reason(u16 status);
  * to buf. Returns the length, or -ENOSPC if size is too small.
  */
 int kweb_resp_format(char *buf, size_t size, const struct kweb_resp_hdr *h);
+
+/* Room for kweb_resp_file_fields() with a Content-Type of 150 bytes. */
+#define KWEB_FILE_FIELDS_MAX	256
+
+/*
+ * The Content-Type (if not NULL), Content-Length and Last-Modified (if
+ * not NULL) lines of a file's response, as kweb_resp_format() writes
+ * them: made once for a cached file, sent with each of its 200s. Returns
+ * the length, or -ENOSPC.
+ */
+int kweb_resp_file_fields(char *buf, size_t size, const char *content_type,
+			  u64 length, const char *last_modified);
 
 /* The small HTML body of an error response. Returns the length or -ENOSPC. */
 int kweb_error_body(char *buf, size_t size, u16 status);

@@ -228,6 +228,7 @@ struct kweb_server *kweb_server_create(struct net *net,
 	srv->docroot = args->root;
 	path_get(&srv->docroot);
 	srv->net = net;
+	srv->kn = kweb_net(net);
 	/*
 	 * Whoever may create a listener (CAP_NET_ADMIN over its namespace,
 	 * an unprivileged user's own namespace too) pays for the page cache

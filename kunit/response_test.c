@@ -12,7 +12,7 @@ static void kweb_resp_200(struct kunit *test)
 	struct kweb_resp_hdr h = {
 		.status = 200, .date = DATE, .content_type = "text/plain",
 		.has_length = true, .length = 1234, .last_modified = DATE,
-		.etag = "\"1-2\"", .accept_ranges = true,
+		.etag = { "\"1-2\"", 5 }, .accept_ranges = true,
 	};
 	int n = kweb_resp_format(buf, sizeof(buf), &h);
 
@@ -25,13 +25,51 @@ static void kweb_resp_200(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, n, (int)strlen(buf));
 }
 
+/*
+ * A cached file's fields, made once, make the same header as the fields
+ * they stand for; the three fields given beside them are not looked at.
+ */
+static void kweb_resp_file_fields_same(struct kunit *test)
+{
+	char buf[512], made[512], fields[KWEB_FILE_FIELDS_MAX];
+	struct kweb_resp_hdr h = {
+		.status = 200, .date = DATE, .content_type = "text/plain",
+		.has_length = true, .length = 1234, .last_modified = DATE,
+		.etag = { "\"1-2\"", 5 }, .accept_ranges = true,
+	};
+	int n, f;
+
+	n = kweb_resp_format(buf, sizeof(buf), &h);
+	f = kweb_resp_file_fields(fields, sizeof(fields), "text/plain", 1234,
+				  DATE);
+	KUNIT_ASSERT_GT(test, f, 0);
+	KUNIT_EXPECT_STREQ(test, fields,
+			   "Content-Type: text/plain\r\nContent-Length: 1234\r\n"
+			   "Last-Modified: " DATE "\r\n");
+	h.file_fields.p = fields;
+	h.file_fields.len = f;
+	h.content_type = "x/y";
+	h.length = 1;
+	h.last_modified = NULL;
+	KUNIT_EXPECT_EQ(test, kweb_resp_format(made, sizeof(made), &h), n);
+	KUNIT_EXPECT_STREQ(test, made, buf);
+	/* Too little room is an error, never a cut field. */
+	KUNIT_EXPECT_EQ(test, kweb_resp_file_fields(fields, f, "text/plain",
+						    1234, DATE), -ENOSPC);
+	/* No type (none known) and no date: the length alone. */
+	KUNIT_EXPECT_EQ(test, kweb_resp_file_fields(fields, sizeof(fields),
+						    NULL, 0, NULL),
+			(int)strlen("Content-Length: 0\r\n"));
+	KUNIT_EXPECT_STREQ(test, fields, "Content-Length: 0\r\n");
+}
+
 /* A precompressed file's: Vary, then its coding, where nginx puts them. */
 static void kweb_resp_encoding(struct kunit *test)
 {
 	char buf[512];
 	struct kweb_resp_hdr h = {
 		.status = 200, .date = DATE, .content_type = "text/css",
-		.has_length = true, .length = 20, .etag = "\"1-14\"",
+		.has_length = true, .length = 20, .etag = { "\"1-14\"", 6 },
 		.content_encoding = "br", .vary = true, .accept_ranges = true,
 	};
 
@@ -175,6 +213,7 @@ static void kweb_resp_reasons(struct kunit *test)
 
 static struct kunit_case kweb_response_cases[] = {
 	KUNIT_CASE(kweb_resp_200),
+	KUNIT_CASE(kweb_resp_file_fields_same),
 	KUNIT_CASE(kweb_resp_encoding),
 	KUNIT_CASE(kweb_resp_connection),
 	KUNIT_CASE(kweb_resp_ranges),

@@ -451,7 +451,8 @@ static void check_file_response(const struct kweb_request *req,
 	h.close = !req->keep_alive;
 	h.keep_alive = req->keep_alive && req->minor == 0;
 	h.last_modified = lm;
-	h.etag = etag;
+	h.etag.p = etag;
+	h.etag.len = en;
 	h.size = size;
 	if (status == 416 || status == 412 || status == 304) {
 		h.unsatisfied_range = status == 416;
