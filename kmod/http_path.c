@@ -179,7 +179,7 @@ int kweb_path_normalize(const char *target, size_t len, char *out,
 				e++;
 			if (n.o + (e - i) >= n.size)
 				return -ENAMETOOLONG;
-			memcpy(out + n.o, target + i, e - i);
+			kweb_copy_short(out + n.o, target + i, e - i);
 			n.o += e - i;
 			n.plain = true;
 			i = e - 1;

@@ -101,6 +101,37 @@ static inline bool kweb_word_has_below(u64 w, u8 c)
 }
 
 /*
+ * memcpy() of the few to few dozen bytes of a header's pieces or a
+ * path's segments, in eight-byte moves, the last one overlapping the one
+ * before: gcc makes a kernel memcpy() of such a size a rep movsb or a
+ * call, each slower for so few bytes than the moves (and under TCG a rep
+ * movsb is one instruction per byte). d and s never overlap.
+ */
+static __always_inline void kweb_copy_short(char *d, const char *s, size_t n)
+{
+	size_t i;
+	u64 w;
+	u32 h;
+
+	if (n >= sizeof(w)) {
+		for (i = 0; i + sizeof(w) < n; i += sizeof(w)) {
+			memcpy(&w, s + i, sizeof(w));
+			memcpy(d + i, &w, sizeof(w));
+		}
+		memcpy(&w, s + n - sizeof(w), sizeof(w));
+		memcpy(d + n - sizeof(w), &w, sizeof(w));
+	} else if (n >= sizeof(h)) {
+		memcpy(&h, s, sizeof(h));
+		memcpy(d, &h, sizeof(h));
+		memcpy(&h, s + n - sizeof(h), sizeof(h));
+		memcpy(d + n - sizeof(h), &h, sizeof(h));
+	} else {
+		for (i = 0; i < n; i++)
+			d[i] = s[i];
+	}
+}
+
+/*
  * A setting's ';'-separated list (cache_rules, error_pages): a walk over
  * its elements, OWS trimmed. The empty element after a last ';' ends the
  * list; any other empty one is yielded, for the caller to refuse.
