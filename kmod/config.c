@@ -252,23 +252,28 @@ void kweb_rules_free(struct kweb_rules *r)
 	kfree(r);
 }
 
-const struct kweb_config *kweb_config(const struct net *net)
+/*
+ * The settings in force: under kweb_ctl_mutex, or in any RCU reader,
+ * softirq's included (which takes no rcu_read_lock(), kweb_rcu.h).
+ */
+static const struct kweb_config *kweb_net_config(const struct kweb_net *kn)
 {
 	const struct kweb_config *cfg;
 
-	cfg = rcu_dereference_check(kweb_net(net)->config,
-				    lockdep_is_held(&kweb_ctl_mutex));
+	cfg = rcu_dereference_check(kn->config,
+				    lockdep_is_held(&kweb_ctl_mutex) ||
+				    rcu_read_lock_any_held());
 	return cfg ?: &kweb_config_none;
+}
+
+const struct kweb_config *kweb_config(const struct net *net)
+{
+	return kweb_net_config(kweb_net(net));
 }
 
 const struct kweb_config *kweb_srv_config(const struct kweb_server *srv)
 {
-	const struct kweb_config *cfg;
-
-	cfg = rcu_dereference_check(srv->kn->config,
-				    lockdep_is_held(&kweb_ctl_mutex) ||
-				    rcu_read_lock_any_held());
-	return cfg ?: &kweb_config_none;
+	return kweb_net_config(srv->kn);
 }
 
 void kweb_config_free(struct kweb_config *cfg)

@@ -20,8 +20,6 @@
 #include <linux/workqueue.h>
 #include <net/sock.h>
 
-struct kweb_net;
-
 #include "accesslog.h"
 #include "cache.h"
 #include "config.h"
@@ -30,6 +28,8 @@ struct kweb_net;
 #include "http_route.h"
 #include "kweb_rcu.h"
 #include "site.h"
+
+struct kweb_net;
 
 #define KWEB_NAME "kweb"
 

@@ -509,8 +509,7 @@ struct kweb_meta {
 };
 
 /*
- * The listener's Cache-Control rule for path, NUL-terminated (len: its
- * length, or -1 to count it only if the listener has rules), the file
+ * The listener's Cache-Control rule for path, NUL-terminated, the file
  * served or a directory redirected, copied to cc (the site may be
  * replaced once the RCU section ends); with Expires in exp if the
  * listener sends it. A "dir/" is answered with its index.html, as by
@@ -518,20 +517,20 @@ struct kweb_meta {
  * (KWEB_PATH_BUF) gets that name.
  */
 static void kweb_reply_cache_rule(struct kweb_conn *conn,
-				  struct kweb_reply *rp, char *path, ssize_t len,
+				  struct kweb_reply *rp, char *path,
 				  struct kweb_resp_hdr *h)
 {
 	char *cc = rp->cc, *exp = rp->exp;
-
 	const struct kweb_cache_rule *rule;
 	const struct kweb_site *site;
+	size_t len;
 
 	kweb_rcu_lock();
 	site = kweb_rcu_deref(conn->srv->site);
+	/* Most sites have none: no walk over the path then. */
 	if (!site->cache_rules.nr)
 		goto out;
-	if (len < 0)
-		len = strlen(path);
+	len = strlen(path);
 	if (len && path[len - 1] == '/' && len <= KWEB_PATH_NORM) {
 		memcpy(path + len, "index.html", sizeof("index.html"));
 		len += sizeof("index.html") - 1;
@@ -586,7 +585,7 @@ static void kweb_reply_body(struct kweb_conn *conn, struct kweb_reply *rp,
 	h.etag.len = m->etag_len;
 	/* As nginx's expires and add_header: on 200, 206 and 304. */
 	if (rp->path)
-		kweb_reply_cache_rule(conn, rp, rp->path, -1, &h);
+		kweb_reply_cache_rule(conn, rp, rp->path, &h);
 	if (status == 304) {
 		/* Validators and Vary (RFC 9110 15.4.5), as nginx. */
 		kweb_reply_send(conn, rp, &h, false);
@@ -749,23 +748,23 @@ static int kweb_request_host(struct kweb_conn *conn,
 				   &req->host;
 	const struct kweb_site *site;
 	char *dir = path - KWEB_HOST_ROOM;	/* its NUL lands before path */
+	int n = 0;
 	bool on;
-	int n;
 
 	kweb_rcu_lock();
-	on = kweb_rcu_deref(conn->srv->site)->vhosts;
+	site = kweb_rcu_deref(conn->srv->site);
+	on = site->vhosts;
+	if (on) {
+		n = kweb_host_dir(h->p ?: "", h->len, dir);
+		if (!n)
+			n = strscpy(dir, site->vhost_default,
+				    KWEB_HOST_MAX + 1);
+	}
 	kweb_rcu_unlock();
 	if (!on)
 		return 0;
-	n = kweb_host_dir(h->p ?: "", h->len, dir);
 	if (n < 0)
 		return n;
-	if (!n) {
-		kweb_rcu_lock();
-		site = kweb_rcu_deref(conn->srv->site);
-		n = strscpy(dir, site->vhost_default, KWEB_HOST_MAX + 1);
-		kweb_rcu_unlock();
-	}
 	memmove(path - n, dir, n);
 	path[-n - 1] = '/';
 	return n + 1;
@@ -1105,7 +1104,7 @@ static enum kweb_route kweb_request_serve(struct kweb_conn *conn,
 		h.location.p = path;
 		h.location.len = t.path_len;
 		/* nginx's expires and add_header apply to redirects too. */
-		kweb_reply_cache_rule(conn, &rp, path, t.path_len, &h);
+		kweb_reply_cache_rule(conn, &rp, path, &h);
 		kweb_reply_send(conn, &rp, &h, true);
 		return KWEB_ROUTE_SERVE;
 	}

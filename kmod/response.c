@@ -174,18 +174,18 @@ int kweb_resp_format(char *buf, size_t size, const struct kweb_resp_hdr *h)
 {
 	struct kweb_out o = { .buf = buf, .size = size };
 
-	/* The status line of nearly every response, as one copy. */
+	/* The first lines of nearly every response, as one copy. */
 	if (h->status == 200) {
-		kweb_out_str(&o, "HTTP/1.1 200 OK\r\n");
+		kweb_out_str(&o, "HTTP/1.1 200 OK\r\nServer: kweb\r\nDate: ");
 	} else {
 		kweb_out_str(&o, "HTTP/1.1 ");
 		kweb_out_u64(&o, h->status);
 		kweb_out_str(&o, " ");
 		kweb_out_str(&o, kweb_status_reason(h->status));
-		kweb_out_str(&o, "\r\n");
+		kweb_out_str(&o, "\r\nServer: kweb\r\nDate: ");
 	}
-	kweb_out_str(&o, "Server: kweb\r\n");
-	kweb_out_date(&o, "Date", h->date);
+	kweb_out_mem(&o, h->date, KWEB_HTTP_DATE_LEN);
+	kweb_out_str(&o, "\r\n");
 	if (h->file_fields.len)
 		kweb_out_mem(&o, h->file_fields.p, h->file_fields.len);
 	else
