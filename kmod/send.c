@@ -58,18 +58,48 @@ static void kweb_placeholder_ungraft(struct sock *sk, struct socket *ph)
  * zeroed, init_on_alloc) on a connection's first response and pinned until
  * it closes, for a header of a few hundred bytes. User sockets share their
  * task's, current->task_frag, which softirq must not touch. kweb's
- * connections borrow one fragment per CPU in softirq, which does not nest,
+ * connections borrow a fragment per CPU in softirq, which does not nest,
  * and the worker's own task_frag in process context. TCP holds a page
  * reference for the bytes it keeps, and a fragment only moves forward (or
  * starts its page over when no reference but its own is left): bytes in
  * flight are never written over, whichever socket they were sent on.
+ *
+ * Under load a spent fragment's page is nearly always still held by skbs
+ * in flight, and skb_page_frag_refill() would then allocate (and zero) a
+ * new one every hundred-odd responses. Each CPU keeps two: when one is
+ * spent and held, kweb moves to the other if TCP has let go of it, and
+ * that one starts over in place. Only this CPU takes references on them,
+ * so a count of one, once read, stays one.
  */
-static DEFINE_PER_CPU(struct page_frag, kweb_softirq_frag);
+struct kweb_frag_pair {
+	struct page_frag frag[2];
+	unsigned int cur;
+};
 
-static struct page_frag *kweb_frag(void)
+static DEFINE_PER_CPU(struct kweb_frag_pair, kweb_softirq_frags);
+
+static bool kweb_frag_spent(const struct page_frag *frag, unsigned int len)
 {
-	return in_softirq() ? this_cpu_ptr(&kweb_softirq_frag) :
-			      &current->task_frag;
+	return frag->page && page_ref_count(frag->page) != 1 &&
+	       frag->offset + len > frag->size;
+}
+
+/* The fragment for @len bytes (a hint: TCP may take them in pieces). */
+static struct page_frag *kweb_frag(unsigned int len)
+{
+	struct kweb_frag_pair *pair;
+	struct page_frag *other;
+
+	if (!in_softirq())
+		return &current->task_frag;
+	pair = this_cpu_ptr(&kweb_softirq_frags);
+	if (!kweb_frag_spent(&pair->frag[pair->cur], len))
+		return &pair->frag[pair->cur];
+	other = &pair->frag[pair->cur ^ 1];
+	if (other->page && page_ref_count(other->page) != 1)
+		return &pair->frag[pair->cur];
+	pair->cur ^= 1;
+	return other;
 }
 
 static int kweb_send_buf(struct kweb_conn *conn, const void *data,
@@ -84,7 +114,7 @@ static int kweb_send_buf(struct kweb_conn *conn, const void *data,
 	/* kTLS copies (and encrypts) it into a record of its own. */
 	if (conn->file)
 		return kweb_tls_send_buf(conn, data, len, flags);
-	frag = kweb_frag();
+	frag = kweb_frag(len);
 	iov_iter_kvec(&msg.msg_iter, ITER_SOURCE, &iov, 1, len);
 	/* sk_page_frag() is sk->sk_frag: kweb's sockets leave task_frag off. */
 	swap(*frag, sk->sk_frag);
@@ -260,7 +290,7 @@ static int kweb_send_head_entry(struct kweb_conn *conn)
 {
 	struct kweb_response *r = &conn->resp;
 	unsigned int hlen = r->hdr_len - r->hdr_sent;
-	struct page_frag *frag = kweb_frag();
+	struct page_frag *frag = kweb_frag(hlen);
 	struct bio_vec bv[2];
 	struct page *page;
 	size_t off, len;
@@ -444,10 +474,14 @@ void kweb_send_exit(void)
 	free_percpu(kweb_placeholder);
 	/* Only our reference: skbs still in flight hold their own. */
 	for_each_possible_cpu(cpu) {
-		struct page_frag *frag = per_cpu_ptr(&kweb_softirq_frag, cpu);
+		struct kweb_frag_pair *pair;
+		int i;
 
-		if (frag->page)
-			put_page(frag->page);
-		frag->page = NULL;
+		pair = per_cpu_ptr(&kweb_softirq_frags, cpu);
+		for (i = 0; i < ARRAY_SIZE(pair->frag); i++) {
+			if (pair->frag[i].page)
+				put_page(pair->frag[i].page);
+			pair->frag[i].page = NULL;
+		}
 	}
 }
