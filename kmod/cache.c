@@ -329,11 +329,11 @@ struct kweb_centry *kweb_cache_fill(struct kweb_cache *c, const char *key,
 	/* A Content-Type too long for the room: each 200 formats its own. */
 	flen = max(flen, 0);
 	e = kzalloc(struct_size(e, key, len + 1 + rel_len + 1 + flen),
-		    GFP_KERNEL);
+		    KWEB_CACHE_GFP);
 	if (!e)
 		return NULL;
 	if (nr) {
-		e->pages = kvcalloc(nr, sizeof(*e->pages), GFP_KERNEL);
+		e->pages = kvcalloc(nr, sizeof(*e->pages), KWEB_CACHE_GFP);
 		if (!e->pages) {
 			kfree(e);
 			return NULL;

@@ -8,6 +8,7 @@
 #ifndef KWEB_CACHE_H
 #define KWEB_CACHE_H
 
+#include <linux/gfp.h>
 #include <linux/hashtable.h>
 #include <linux/path.h>
 #include <linux/refcount.h>
@@ -86,6 +87,14 @@ struct kweb_centry {
  * the server shows only then.
  */
 #define KWEB_CACHE_REVAL	HZ
+
+/*
+ * An entry is its listener's creator's to pay for (the worker runs in its
+ * memory cgroup). At the cgroup's limit the file is served uncached
+ * rather than an OOM kill for a cache.
+ */
+#define KWEB_CACHE_GFP	(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | \
+			 __GFP_NOWARN)
 
 struct kweb_cache {
 	struct path root;		/* the docroot; its server's reference */

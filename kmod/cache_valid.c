@@ -280,7 +280,8 @@ int kweb_centry_stamp(const struct kweb_cache *c, struct kweb_centry *e,
 
 	for (i = 0; i < e->rel_len; i++)
 		n += e->rel[i] == '/';
-	e->dir_stamps = kmalloc_array(n, sizeof(*e->dir_stamps), GFP_KERNEL);
+	e->dir_stamps = kmalloc_array(n, sizeof(*e->dir_stamps),
+				       KWEB_CACHE_GFP);
 	if (!e->dir_stamps)
 		return -ENOMEM;
 	if (e->path.mnt != mnt || d_mountpoint(d))

@@ -29,6 +29,7 @@
 
 #include "compat.h"
 #include "kweb.h"
+#include "memcg.h"
 #include "recv.h"
 #include "tls.h"
 #include "trace.h"
@@ -96,8 +97,9 @@ static bool kweb_conn_run_atomic(struct kweb_conn *conn)
  */
 static void kweb_conn_event(struct sock *sk, bool space)
 {
+	bool handoff = false, done = false, worker;
+	struct mem_cgroup *memcg;
 	struct kweb_conn *conn;
-	bool handoff = false, done = false;
 
 	read_lock_bh(&sk->sk_callback_lock);
 	conn = sk->sk_user_data;
@@ -132,7 +134,11 @@ static void kweb_conn_event(struct sock *sk, bool space)
 		goto out;
 	}
 	conn->running = true;
-	if (kweb_conn_run_atomic(conn)) {
+	/* What it allocates is charged as the worker's is (memcg.c). */
+	memcg = set_active_memcg(conn->srv->memcg);
+	worker = kweb_conn_run_atomic(conn);
+	set_active_memcg(memcg);
+	if (worker) {
 		/*
 		 * Ended or prepared for the move right here: a work run
 		 * queued already finds it closed once it has the lock.
@@ -326,11 +332,14 @@ static bool kweb_conn_buf_grow(struct kweb_conn *conn, size_t limit,
 	}
 	want = kweb_conn_buf_size(want, limit);
 	if (conn->buf_scratch) {
-		buf = kmalloc(want, GFP_ATOMIC | __GFP_NOWARN);
+		buf = kmalloc(want, GFP_ATOMIC | __GFP_NOWARN | __GFP_ACCOUNT);
 		if (buf)
 			memcpy(buf, conn->buf, conn->peeked);
 	} else {
-		buf = krealloc(conn->buf, want, atomic ? GFP_ATOMIC : GFP_KERNEL);
+		buf = krealloc(conn->buf, want, atomic ?
+			       GFP_ATOMIC | __GFP_ACCOUNT :
+			       GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL |
+			       __GFP_NOWARN);
 	}
 	if (!buf)
 		return false;
@@ -364,7 +373,7 @@ static int kweb_conn_head_keep(struct kweb_conn *conn)
 		return 0;
 	}
 	size = kweb_conn_buf_size(conn->peeked, conn->buf_size);
-	buf = kmalloc(size, GFP_ATOMIC | __GFP_NOWARN);
+	buf = kmalloc(size, GFP_ATOMIC | __GFP_NOWARN | __GFP_ACCOUNT);
 	if (!buf) {
 		kweb_conn_buf_move(conn, NULL, 0);
 		kweb_conn_head_reset(conn);
@@ -715,6 +724,22 @@ static bool kweb_conn_run(struct kweb_conn *conn, bool atomic)
 	}
 	if (!atomic && conn->state != KWEB_CONN_DONE)
 		conn->worked = true;
+	/*
+	 * Its listener's creator pays for what the socket holds from its
+	 * first run, as a server pays from accept(). At the cgroup's limit
+	 * softirq leaves it to the worker; failing there (TCP over its
+	 * hard limit), the connection is refused.
+	 */
+	if (unlikely(!conn->charged)) {
+		if (!kweb_sk_memcg_join(sk, conn->srv->memcg)) {
+			if (atomic)
+				return true;
+			conn->reset = true;
+			kweb_conn_done(conn, KWEB_CLOSE_ERROR);
+			return false;
+		}
+		conn->charged = true;
+	}
 
 	for (;;) {
 		switch (conn->state) {
@@ -1118,6 +1143,8 @@ void kweb_conn_adopt_tls(struct kweb_server *srv, struct kweb_conn *conn,
 			 struct sock *sk)
 {
 	conn->worked = true;
+	/* kwebtlsd's accept() chose its cgroup (docs/tls.md). */
+	conn->charged = true;
 	/* Only for its family: a TLS connection has a socket already. */
 	kweb_conn_start(conn, srv, &srv->listeners[0], sk);
 	kweb_conn_arm(conn, kweb_limits(srv).header_timeout);

@@ -24,6 +24,7 @@
 
 #include "compat.h"
 #include "kweb.h"
+#include "memcg.h"
 #include "tls.h"
 #include "trace.h"
 
@@ -214,7 +215,7 @@ static enum kweb_handoff_result kweb_handoff_tls_get(struct kweb_conn *conn,
 		return res;
 	conn->req = kweb_handoff_tls_req(*lskp);
 	lock_sock(sk);
-	left = conn->req && kweb_tls_memcg_leave(sk);
+	left = conn->req && kweb_sk_memcg_leave(sk);
 	if (left)
 		kweb_handoff_reset(sk);
 	release_sock(sk);
@@ -251,6 +252,14 @@ u16 kweb_handoff_prepare(struct kweb_conn *conn, enum kweb_route why)
 		res = kweb_backend_get(conn->srv, conn->sk,
 				       kweb_server_backend_port(conn->srv),
 				       &lsk);
+		/* Its memory is the backend's to pay for from accept() on. */
+		if (res == KWEB_HANDOFF_MOVED &&
+		    !kweb_sk_memcg_leave(conn->sk)) {
+			sock_put(lsk);
+			kweb_stat_add(conn->srv->stats,
+				      KWEB_STAT_HANDOFF_FAILED, 1);
+			res = KWEB_HANDOFF_FAILED;
+		}
 	}
 	if (res != KWEB_HANDOFF_MOVED) {
 		status = res == KWEB_HANDOFF_NO_BACKEND ? 502 : 503;

@@ -327,6 +327,7 @@ struct kweb_conn {
 	bool expired;			/* timer ran out: last read, then close */
 	bool sending;			/* inside a send of ours: under the lock */
 	bool starved;			/* TCP out of memory: timer retries */
+	bool charged;			/* sk in srv->memcg: memcg.c */
 
 	enum kweb_conn_state state;
 	u8 close_reason;		/* enum kweb_close_reason, once DONE */

@@ -11,6 +11,7 @@
 #include <linux/in.h>
 #include <linux/in6.h>
 #include <linux/net.h>
+#include <linux/sched/mm.h>
 #include <net/inet_connection_sock.h>
 #include <net/ipv6.h>
 #include <net/request_sock.h>
@@ -49,6 +50,22 @@ static struct sock *kweb_accept_one(struct sock *lsk,
 }
 
 /*
+ * A connection costs its listener's creator, as a user-space server's
+ * cost it: charged to srv->memcg, in softirq as in the accept work. Not
+ * over its limit (no __GFP_HIGH, no OOM kill): the client is refused
+ * then, or left for the accept work, which may reclaim.
+ */
+static struct kweb_conn *kweb_listener_conn_alloc(struct kweb_listener *l,
+						  gfp_t gfp)
+{
+	struct mem_cgroup *memcg = set_active_memcg(l->srv->memcg);
+	struct kweb_conn *conn = kweb_conn_alloc(gfp | __GFP_ACCOUNT);
+
+	set_active_memcg(memcg);
+	return conn;
+}
+
+/*
  * Softirq: adopt every child waiting. Returns false, with the rest left
  * in the queue, when only the accept work can go on: kweb is at
  * max_connections (the handoff of a child sleeps), or out of atomic
@@ -65,7 +82,7 @@ static bool kweb_accept_atomic(struct kweb_listener *l)
 		if (kweb_server_full(l->srv))
 			return false;
 		/* Before the pop: a child popped must be adopted. */
-		conn = kweb_conn_alloc(GFP_ATOMIC | __GFP_NOWARN);
+		conn = kweb_listener_conn_alloc(l, GFP_NOWAIT | __GFP_NOWARN);
 		if (!conn)
 			return false;
 		child = kweb_accept_one(lsk, &req);
@@ -124,7 +141,9 @@ static void kweb_accept_work(struct work_struct *work)
 				kweb_child_drop(req, child);
 			continue;
 		}
-		conn = kweb_conn_alloc(GFP_KERNEL);
+		conn = kweb_listener_conn_alloc(l, GFP_KERNEL |
+						__GFP_RETRY_MAYFAIL |
+						__GFP_NOWARN);
 		if (!conn) {
 			kweb_child_drop(req, child);
 			continue;

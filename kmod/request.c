@@ -130,7 +130,7 @@ int kweb_response_hdr_keep(struct kweb_response *r)
 		return 0;
 	}
 	hdr = kmemdup(r->hdr + r->hdr_sent, r->hdr_len - r->hdr_sent,
-		      GFP_ATOMIC | __GFP_NOWARN);
+		      GFP_ATOMIC | __GFP_NOWARN | __GFP_ACCOUNT);
 	if (!hdr) {
 		r->hdr = NULL;
 		return -ENOMEM;

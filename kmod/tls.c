@@ -23,7 +23,6 @@
 
 #include <linux/fdtable.h>
 #include <linux/file.h>
-#include <linux/memcontrol.h>
 #include <linux/net.h>
 #include <linux/slab.h>
 #include <net/inet_connection_sock.h>
@@ -261,41 +260,6 @@ void kweb_tls_restore_callbacks(struct kweb_conn *conn)
 	kweb_tls_hooks_restore(conn);
 	write_unlock_bh(&sk->sk_callback_lock);
 	release_sock(sk);
-}
-
-/*
- * The socket leaves for the backend, whose accept() associates it with
- * the backend's memory cgroup and charges that for what the socket holds
- * (inet_csk_accept()), without looking for a cgroup it has: it has
- * kwebtlsd's, from its own accept(). That one is uncharged first, for
- * all the socket holds, as if it never had one. The protocol's count
- * does not change: raised in no cgroup's name, then reduced in the
- * daemon's. Under the socket lock, with nothing of ours left to send
- * (the caller waited for the ACKs): the receive side is all it holds.
- * False if the protocol is over its hard limit; nothing changed then.
- */
-bool kweb_tls_memcg_leave(struct sock *sk)
-{
-#ifdef CONFIG_MEMCG
-	struct mem_cgroup *memcg = sk->sk_memcg;
-	int size;
-
-	if (!memcg)
-		return true;
-	size = sk_mem_pages(sk->sk_forward_alloc +
-			    atomic_read(&sk->sk_rmem_alloc)) << PAGE_SHIFT;
-	sk->sk_memcg = NULL;
-	if (size && !__sk_mem_schedule(sk, size, SK_MEM_RECV)) {
-		sk->sk_memcg = memcg;
-		return false;
-	}
-	sk->sk_memcg = memcg;
-	if (size)
-		__sk_mem_reclaim(sk, size);
-	sk->sk_memcg = NULL;
-	css_put(&memcg->css);
-#endif
-	return true;
 }
 
 static int kweb_tls_alert(struct kweb_conn *conn, u8 level, u8 desc);

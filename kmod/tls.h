@@ -18,8 +18,6 @@ void kweb_tls_release(struct kweb_conn *conn, bool reset);
 void kweb_tls_dying_flush(void);
 /* The same after a close_notify, unless resetting or one went already. */
 void kweb_tls_close(struct kweb_conn *conn, bool reset);
-/* Before a handoff: see there. */
-bool kweb_tls_memcg_leave(struct sock *sk);
 /*
  * Before a handoff: whether kTLS holds records of ours not yet given to
  * TCP, or TCP any not yet acknowledged; if so, sk_write_space() calls

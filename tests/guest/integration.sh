@@ -917,6 +917,29 @@ ctl() {
   unload
 }
 
+# Memory cgroups (tests/memcg_test.py): a listener added from a cgroup
+# of its own pays for its connections, and a handoff moves them into the
+# backend's. Where the kernel has the memory controller (all three).
+MEMCG_TEST=${KWEB_MEMCG_TEST:-$REPO/tests/memcg_test.py}
+memcg() {
+  local cg=$BASE/cgroup
+  [[ -r $MEMCG_TEST ]] || return 0
+  if [[ ! -x $KWEBCTL ]]; then
+    not_ok "$TAG: memory cgroup tests (no $KWEBCTL: make -C userctl)"
+    return
+  fi
+  mkdir -p "$cg"
+  mountpoint -q "$cg" || mount -t cgroup2 none "$cg" 2>>"$LOG"
+  if ! echo +memory 2>>"$LOG" >"$cg/cgroup.subtree_control"; then
+    not_ok "$TAG: memory cgroup tests (no memory controller)"
+    return
+  fi
+  load_with || return
+  client_tests "$MEMCG_TEST" memcg 127.0.0.1 --kwebctl "$KWEBCTL" \
+    --cgroup "$cg"
+  unload
+}
+
 # The tracepoints through tracefs (and perf, if one works) on a load of
 # their own, whose keep-alive timeout is short enough to wait for and
 # whose cache (1 MiB) two files can fill.
@@ -1105,6 +1128,7 @@ main() {
     want limits && limits
     want hardening && hardening
     want ctl && ctl
+    want memcg && memcg
     want trace && tracepoints
     want hostile && hostile
     want netns && netns_exit

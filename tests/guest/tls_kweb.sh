@@ -73,7 +73,7 @@ EOF
 # kwebtlsd and the backend each in a memory cgroup of their own, as
 # systemd runs them: a socket the daemon accepted and kweb hands to the
 # backend must leave nothing charged to the daemon's (below).
-# The debug kernel has no memory cgroups (CONFIG_MEMCG): only placed.
+# A kernel without memory cgroups (CONFIG_MEMCG) only places them.
 CG=$BASE/cgroup
 mkdir -p "$CG"
 mount -t cgroup2 none "$CG" 2>>"$LOG"
