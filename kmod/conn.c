@@ -727,8 +727,9 @@ static bool kweb_conn_run(struct kweb_conn *conn, bool atomic)
 	/*
 	 * Its listener's creator pays for what the socket holds from its
 	 * first run, as a server pays from accept(). At the cgroup's limit
-	 * softirq leaves it to the worker; failing there (TCP over its
-	 * hard limit), the connection is refused.
+	 * softirq leaves it to the worker; failing there (the cgroup past
+	 * its limit already, TCP over its hard limit), the connection is
+	 * refused.
 	 */
 	if (unlikely(!conn->charged)) {
 		if (!kweb_sk_memcg_join(sk, conn->srv->memcg)) {

@@ -14,18 +14,31 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/memcontrol.h>
+#include <linux/page_counter.h>
 #include <linux/sched/mm.h>
 #include <net/sock.h>
 
 #include "memcg.h"
+
+/* Whether memcg, or a cgroup above it, is past its memory.max. */
+static bool kweb_memcg_over(struct mem_cgroup *memcg)
+{
+	struct page_counter *c;
+
+	for (c = &memcg->memory; c; c = c->parent)
+		if (page_counter_read(c) > READ_ONCE(c->max))
+			return true;
+	return false;
+}
 
 /*
  * TCP charges a socket's cgroup with GFP_NOWAIT in softirq, and with
  * GFP_KERNEL in a task, which at the cgroup's limit ends in its OOM
  * killer. What the socket holds already is forced over the limit
  * instead, as accept() forces it (__GFP_NOFAIL): PF_MEMALLOC makes the
- * charge go through without reclaim. kweb bounds the connections
- * themselves: their structures are not forced (listener.c).
+ * charge go through without reclaim. But not once forced charges have
+ * taken the cgroup past its limit: each connection whose first run
+ * waited for the worker would push it further, by what it holds.
  */
 static bool kweb_sk_mem_raise(struct sock *sk, int size)
 {
@@ -34,6 +47,8 @@ static bool kweb_sk_mem_raise(struct sock *sk, int size)
 
 	if (!in_task())
 		return __sk_mem_schedule(sk, size, SK_MEM_RECV);
+	if (kweb_memcg_over(sk->sk_memcg))
+		return false;
 	flags = memalloc_noreclaim_save();
 	raised = __sk_mem_schedule(sk, size, SK_MEM_RECV);
 	memalloc_noreclaim_restore(flags);
@@ -48,7 +63,8 @@ static bool kweb_sk_mem_raise(struct sock *sk, int size)
  * whose socket accounting is off unless a cgroup turned it on, and a
  * socket that has one (kTLS's, from kwebtlsd's accept()) keeps it. False
  * if memcg (or the protocol) is at its limit: nothing changed then, and
- * the caller may try again in a task, where it is forced.
+ * the caller may try again in a task, where it is forced unless the
+ * cgroup is over its limit already.
  */
 bool kweb_sk_memcg_join(struct sock *sk, struct mem_cgroup *memcg)
 {
