@@ -20,6 +20,7 @@
 
 #include "memcg.h"
 
+#ifdef CONFIG_MEMCG
 /* Whether memcg, or a cgroup above it, is past its memory.max. */
 static bool kweb_memcg_over(struct mem_cgroup *memcg)
 {
@@ -54,6 +55,7 @@ static bool kweb_sk_mem_raise(struct sock *sk, int size)
 	memalloc_noreclaim_restore(flags);
 	return raised;
 }
+#endif
 
 /*
  * Associate sk with memcg and charge memcg for all sk holds, which TCP
