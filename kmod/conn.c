@@ -65,7 +65,7 @@ static void kweb_conn_put(struct kweb_conn *conn)
 static void kweb_conn_queue(struct kweb_conn *conn)
 {
 	kref_get(&conn->ref);
-	if (!queue_work(kweb_wq, &conn->work))
+	if (!queue_work(conn->srv->wq, &conn->work))
 		kweb_conn_put(conn);
 }
 
@@ -849,12 +849,15 @@ static void kweb_conn_detach(struct kweb_conn *conn, bool log)
 static void kweb_conn_unlist(struct kweb_conn *conn)
 {
 	struct kweb_server *srv = conn->srv;
+	bool last;
 
 	spin_lock_bh(&srv->conns_lock);
 	list_del(&conn->node);
-	if (!--srv->nr_conns)
-		wake_up(&srv->conns_wq);
+	last = !--srv->nr_conns && srv->dying;
 	spin_unlock_bh(&srv->conns_lock);
+	/* The reap may free srv at once: nothing of it after this. */
+	if (last)
+		queue_work(kweb_wq, &srv->reap);
 	kweb_conn_put(conn);
 }
 
@@ -1090,7 +1093,7 @@ void kweb_child_drop(struct request_sock *req, struct sock *child)
  * this CPU (the listener's sk_data_ready runs under it). req is kept for
  * a later handoff; NULL for a Fast Open child, whose request the listener
  * still owns. The server cannot be stopping: kweb_listeners_stop() waits
- * for every adoption before kweb_conns_stop() runs.
+ * for every adoption before kweb_conns_abort() runs.
  */
 void kweb_conn_adopt(struct kweb_listener *l, struct kweb_conn *conn,
 		     struct request_sock *req, struct sock *child)
@@ -1131,7 +1134,7 @@ void kweb_conn_adopt(struct kweb_listener *l, struct kweb_conn *conn,
 	    inet_sk_state_load(child) == TCP_ESTABLISHED &&
 	    !READ_ONCE(child->sk_err))
 		kweb_conn_put(conn);
-	else if (!queue_work(kweb_wq, &conn->work))
+	else if (!queue_work(srv->wq, &conn->work))
 		kweb_conn_put(conn);
 }
 
@@ -1152,34 +1155,28 @@ void kweb_conn_adopt_tls(struct kweb_server *srv, struct kweb_conn *conn,
 }
 
 /*
- * Read under the lock: softirq's unlist (a handoff) drops the count and
- * wakes us inside it, and srv must outlive its unlock.
+ * Under kweb_ctl_mutex, srv no longer listening: close every connection.
+ * Nothing waits for them here: a run may be waiting on the docroot's
+ * filesystem for as long as it likes, and nothing of another listener
+ * or namespace may wait with it. The last to go queues srv->reap, as
+ * does this if none is left; runs queued before then hold the last
+ * references, and the reap's destroy_workqueue() waits for them.
  */
-static bool kweb_conns_gone(struct kweb_server *srv)
-{
-	bool gone;
-
-	spin_lock_bh(&srv->conns_lock);
-	gone = !srv->nr_conns;
-	spin_unlock_bh(&srv->conns_lock);
-	return gone;
-}
-
-/* Close every connection of srv and wait until they are gone. */
-void kweb_conns_stop(struct kweb_server *srv)
+void kweb_conns_abort(struct kweb_server *srv)
 {
 	struct kweb_conn *conn;
+	bool none;
 
 	spin_lock_bh(&srv->conns_lock);
+	srv->dying = true;
 	list_for_each_entry(conn, &srv->conns, node) {
 		WRITE_ONCE(conn->abort, true);
 		kweb_conn_queue(conn);
 	}
+	none = !srv->nr_conns;
 	spin_unlock_bh(&srv->conns_lock);
-	kweb_closers_flush();
-	wait_event(srv->conns_wq, kweb_conns_gone(srv));
-	/* Runs queued before they closed hold the last references. */
-	flush_workqueue(kweb_wq);
+	if (none)
+		queue_work(kweb_wq, &srv->reap);
 }
 
 int kweb_conn_init(void)
@@ -1193,6 +1190,8 @@ int kweb_conn_init(void)
 		INIT_DELAYED_WORK(&closer->work, kweb_closer_work);
 	}
 	/*
+	 * What never waits on a filesystem: accepts, closes, cache puts,
+	 * log flushes and reaps (a connection's runs have its server's).
 	 * Unbound: the accept, the first request that beat it and the close
 	 * then run on whichever CPU is idle, beside the softirq that queued
 	 * them, rather than waiting behind it. With per-CPU work one client

@@ -169,13 +169,18 @@ struct kweb_ident {
 	struct user_namespace *owner;
 };
 
+/* A listener's connection runs at a time: its workqueue's max_active. */
+#define KWEB_SERVER_RUNS 32
+
 /*
  * A port served from one docroot: a listener of the netlink API. Servers
- * are in kweb_servers, created and destroyed under kweb_ctl_mutex.
+ * are in kweb_servers, created and stopped under kweb_ctl_mutex; a
+ * stopped one waits on another list until its last connection is gone
+ * (kweb_server_destroy()).
  */
 struct kweb_server {
 	u32 id;
-	struct list_head node;		/* in kweb_servers */
+	struct list_head node;		/* in kweb_servers, then dying */
 	struct path docroot;
 	struct kweb_ident ident;	/* files are opened with its cred */
 	u16 port;
@@ -202,10 +207,18 @@ struct kweb_server {
 	struct kweb_log_batch __percpu *log;	/* accesslog.c */
 	struct delayed_work log_flush;
 
-	spinlock_t conns_lock;		/* conns, nr_conns */
+	/*
+	 * Its connections' runs, which may wait on its docroot's
+	 * filesystem for as long as it likes (a tenant's FUSE daemon
+	 * stopped): no other listener's runs queue behind them.
+	 */
+	struct workqueue_struct *wq;
+
+	spinlock_t conns_lock;		/* conns, nr_conns, dying */
 	struct list_head conns;
 	unsigned int nr_conns;
-	wait_queue_head_t conns_wq;	/* woken when nr_conns drops to 0 */
+	bool dying;			/* stopped: the last conn queues reap */
+	struct work_struct reap;	/* frees it, once no conn is left */
 };
 
 enum kweb_conn_state {
@@ -392,6 +405,15 @@ struct kweb_server *kweb_server_create(struct net *net,
 				       const struct kweb_server_args *args,
 				       struct netlink_ext_ack *extack);
 void kweb_server_destroy(struct kweb_server *srv);
+
+/* What a namespace's servers hold (kweb_servers_totals()). */
+struct kweb_totals {
+	unsigned int conns;
+	size_t cache_bytes;
+	size_t cache_limit;
+};
+
+void kweb_servers_totals(const struct net *net, struct kweb_totals *t);
 struct kweb_server *kweb_server_find(const struct net *net, u32 id);
 bool kweb_backend_port_clashes(const struct net *net, u16 v);
 int kweb_servers_ident_prepare(const struct net *net, u32 user, u32 group,
@@ -484,7 +506,7 @@ void kweb_conn_data_ready(struct sock *sk);
 void kweb_child_drop(struct request_sock *req, struct sock *child);
 /* Process context: sk holds its netns from now on, unless it is dying. */
 bool kweb_sk_hold_net(struct sock *sk);
-void kweb_conns_stop(struct kweb_server *srv);
+void kweb_conns_abort(struct kweb_server *srv);
 int kweb_conn_init(void);
 void kweb_conn_exit(void);
 extern struct workqueue_struct *kweb_wq;

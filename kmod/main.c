@@ -103,8 +103,9 @@ static int __init kweb_init(void)
 	if (err)
 		goto out_request;
 	err = kweb_default_server();
+	/* A failed one is freed once any connection it took is gone. */
 	if (err)
-		goto out_send;
+		goto out_servers;
 	err = kweb_netlink_init();
 	if (err)
 		goto out_servers;
@@ -113,7 +114,6 @@ static int __init kweb_init(void)
 out_servers:
 	/* Only the initial namespace can have a server yet. */
 	kweb_servers_net_exit(&init_net);
-out_send:
 	kweb_send_exit();
 out_request:
 	kweb_request_exit();

@@ -123,13 +123,12 @@ int kweb_nl_stats_get_doit(struct sk_buff *skb, struct genl_info *info)
 					      KWEB_A_STATS_PAD))
 				goto fail;
 	} else {
-		list_for_each_entry(srv, &kweb_servers, node) {
-			if (!net_eq(srv->net, net))
-				continue;
-			conns += READ_ONCE(srv->nr_conns);
-			bytes += READ_ONCE(srv->cache.bytes);
-			limit += READ_ONCE(srv->cache.limit);
-		}
+		struct kweb_totals t;
+
+		kweb_servers_totals(net, &t);
+		conns = t.conns;
+		bytes = t.cache_bytes;
+		limit = t.cache_limit;
 		for (i = 0; i < KWEB_STAT_NR; i++)
 			if (nla_put_u64_64bit(msg, kweb_nl_stat_attr[i],
 					      kweb_stat_read(net, i),

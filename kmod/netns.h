@@ -18,6 +18,7 @@ struct kweb_net {
 	struct kweb_mime_pool *mime_pool;	/* its Content-Types, interned */
 	u64 retired[KWEB_STAT_NR];		/* counted by listeners gone */
 	u32 last_id;				/* of its listeners, under the mutex */
+	unsigned int nr_dying;			/* stopped listeners not yet freed */
 };
 
 extern unsigned int kweb_net_id;

@@ -5,7 +5,7 @@
  * and tests read the counters without a netlink client, then one line per
  * listener of the namespace ("listener ID key value ..."), which such
  * readers skip. Figures and counters are the namespace's (its listeners
- * gone included); pinned_bytes is module-wide in the initial namespace,
+ * gone, and those whose connections are still closing, included); pinned_bytes is module-wide in the initial namespace,
  * the host's, and the namespace's cache_bytes in any other: no namespace
  * sees another's traffic. "port" is the first listener's, 0 when there is
  * none.
@@ -20,8 +20,8 @@ static int kweb_proc_show(struct seq_file *m, void *v)
 {
 	struct net *net = seq_file_single_net(m);
 	struct kweb_server *srv;
-	unsigned int conns = 0, nr = 0;
-	size_t bytes = 0, limit = 0;
+	struct kweb_totals t;
+	unsigned int nr = 0;
 	u16 port = 0;
 	int i;
 
@@ -31,18 +31,17 @@ static int kweb_proc_show(struct seq_file *m, void *v)
 			continue;
 		if (!nr++)
 			port = srv->port;
-		conns += READ_ONCE(srv->nr_conns);
-		bytes += READ_ONCE(srv->cache.bytes);
-		limit += READ_ONCE(srv->cache.limit);
 	}
+	kweb_servers_totals(net, &t);
 	seq_printf(m, "port %u\n", port);
-	seq_printf(m, "connections_open %u\n", conns);
+	seq_printf(m, "connections_open %u\n", t.conns);
 	for (i = 0; i < KWEB_STAT_NR; i++)
 		seq_printf(m, "%s %llu\n", kweb_stat_names[i],
 			   kweb_stat_read(net, i));
-	seq_printf(m, "cache_bytes %zu\n", bytes);
-	seq_printf(m, "cache_limit %zu\n", limit);
-	seq_printf(m, "pinned_bytes %zu\n", kweb_pinned_bytes(net, bytes));
+	seq_printf(m, "cache_bytes %zu\n", t.cache_bytes);
+	seq_printf(m, "cache_limit %zu\n", t.cache_limit);
+	seq_printf(m, "pinned_bytes %zu\n",
+		   kweb_pinned_bytes(net, t.cache_bytes));
 	seq_printf(m, "listeners %u\n", nr);
 	list_for_each_entry(srv, &kweb_servers, node) {
 		if (!net_eq(srv->net, net))

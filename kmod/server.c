@@ -9,7 +9,12 @@
  * its server from the socket (listener -> server, connection -> server)
  * and never walks the list. A server is freed only after its listeners
  * are closed and its connections drained, so nothing on the data path
- * outlives it.
+ * outlives it. The drain is not waited for under the mutex, nor in a
+ * netlink call: a connection's run may wait on the docroot's filesystem
+ * for as long as that likes, and every other namespace's control would
+ * wait with it. A stopped server waits on kweb_servers_dying, still
+ * counted in its namespace's totals, and the namespace's exit waits for
+ * its own.
  *
  * A server belongs to one network namespace, takes its settings from that
  * namespace's (config.h), and is seen and changed only from there.
@@ -28,34 +33,63 @@
 
 DEFINE_MUTEX(kweb_ctl_mutex);
 LIST_HEAD(kweb_servers);
+/* Stopped, their connections closing: counted, never found. */
+static LIST_HEAD(kweb_servers_dying);
+/* Woken as each of them is freed. */
+static DECLARE_WAIT_QUEUE_HEAD(kweb_servers_reaped);
 
 /* Every namespace's, for the unload message. */
 static u64 kweb_retired_all[KWEB_STAT_NR];
 
-u64 kweb_stat_read(const struct net *net, enum kweb_stat s)
+/* Under kweb_ctl_mutex: stat s of list's servers in net, or all if NULL. */
+static u64 kweb_stat_sum(const struct list_head *list, const struct net *net,
+			 enum kweb_stat s)
 {
-	const struct kweb_net *kn = kweb_net(net);
 	struct kweb_server *srv;
-	u64 sum = kn->retired[s];
+	u64 sum = 0;
 
-	lockdep_assert_held(&kweb_ctl_mutex);
-	list_for_each_entry(srv, &kweb_servers, node)
-		if (net_eq(srv->net, net))
+	list_for_each_entry(srv, list, node)
+		if (!net || net_eq(srv->net, net))
 			sum += kweb_stat_read_own(srv->stats, s);
 	return sum;
 }
 
+u64 kweb_stat_read(const struct net *net, enum kweb_stat s)
+{
+	lockdep_assert_held(&kweb_ctl_mutex);
+	return kweb_net(net)->retired[s] +
+	       kweb_stat_sum(&kweb_servers, net, s) +
+	       kweb_stat_sum(&kweb_servers_dying, net, s);
+}
+
 u64 kweb_stat_read_all(enum kweb_stat s)
 {
-	struct kweb_server *srv;
 	u64 sum;
 
 	mutex_lock(&kweb_ctl_mutex);
-	sum = kweb_retired_all[s];
-	list_for_each_entry(srv, &kweb_servers, node)
-		sum += kweb_stat_read_own(srv->stats, s);
+	sum = kweb_retired_all[s] + kweb_stat_sum(&kweb_servers, NULL, s) +
+	      kweb_stat_sum(&kweb_servers_dying, NULL, s);
 	mutex_unlock(&kweb_ctl_mutex);
 	return sum;
+}
+
+/* Under kweb_ctl_mutex: what net's servers hold, the stopped ones' too. */
+void kweb_servers_totals(const struct net *net, struct kweb_totals *t)
+{
+	const struct list_head *lists[] = { &kweb_servers, &kweb_servers_dying };
+	struct kweb_server *srv;
+	int i;
+
+	lockdep_assert_held(&kweb_ctl_mutex);
+	memset(t, 0, sizeof(*t));
+	for (i = 0; i < ARRAY_SIZE(lists); i++)
+		list_for_each_entry(srv, lists[i], node) {
+			if (!net_eq(srv->net, net))
+				continue;
+			t->conns += READ_ONCE(srv->nr_conns);
+			t->cache_bytes += READ_ONCE(srv->cache.bytes);
+			t->cache_limit += READ_ONCE(srv->cache.limit);
+		}
 }
 
 /* srv is gone: what it counted stays in its namespace's totals. */
@@ -136,10 +170,14 @@ struct kweb_server *kweb_server_find(const struct net *net, u32 id)
 	return NULL;
 }
 
-/* Its listeners closed: close every connection, then free srv. */
-static void kweb_server_free(struct kweb_server *srv)
+/* kweb_wq: srv's last connection is gone (kweb_conns_abort()). */
+static void kweb_server_reap(struct work_struct *work)
 {
-	kweb_conns_stop(srv);
+	struct kweb_server *srv = container_of(work, struct kweb_server, reap);
+	struct kweb_net *kn = srv->kn;
+
+	/* Runs queued before the last one closed hold its last references. */
+	destroy_workqueue(srv->wq);
 	kweb_log_server_exit(srv);
 	kweb_cache_flush(&srv->cache);
 	path_put(&srv->docroot);
@@ -147,10 +185,27 @@ static void kweb_server_free(struct kweb_server *srv)
 	mem_cgroup_put(srv->memcg);
 	/* A softirq reader may have been the connections' last act. */
 	kweb_site_free_rcu(rcu_dereference_protected(srv->site, true));
+
+	mutex_lock(&kweb_ctl_mutex);
+	list_del(&srv->node);
 	/* Only connections and kweb_ctl_mutex holders count: none is left. */
 	kweb_server_retire_stats(srv);
+	kn->nr_dying--;
+	mutex_unlock(&kweb_ctl_mutex);
+	wake_up_all(&kweb_servers_reaped);
 	free_percpu(srv->stats);
 	kfree(srv);
+}
+
+/*
+ * Under kweb_ctl_mutex, its listeners closed: no longer found, its
+ * connections closing; kweb_server_reap() frees it once they are gone.
+ */
+static void kweb_server_retire(struct kweb_server *srv)
+{
+	list_move_tail(&srv->node, &kweb_servers_dying);
+	srv->kn->nr_dying++;
+	kweb_conns_abort(srv);
 }
 
 /*
@@ -213,8 +268,23 @@ struct kweb_server *kweb_server_create(struct net *net,
 	srv = kzalloc(sizeof(*srv), GFP_KERNEL_ACCOUNT);
 	if (!srv)
 		return ERR_PTR(-ENOMEM);
+	/*
+	 * Unbound: a run goes to whichever CPU is idle rather than queue
+	 * behind the softirq that queued it. Its limit bounds the worker
+	 * threads a docroot that never answers can hold; nginx's thread
+	 * pools have 32 threads by default.
+	 */
+	srv->wq = alloc_workqueue("kweb-%u", WQ_UNBOUND, KWEB_SERVER_RUNS,
+				  args->port);
+	if (!srv->wq) {
+		kfree(srv);
+		return ERR_PTR(-ENOMEM);
+	}
+	INIT_LIST_HEAD(&srv->node);
+	INIT_WORK(&srv->reap, kweb_server_reap);
 	site = kweb_site_alloc(NULL, args->site, kweb_mime_pool(net));
 	if (IS_ERR(site)) {
+		destroy_workqueue(srv->wq);
 		kfree(srv);
 		return ERR_CAST(site);
 	}
@@ -222,6 +292,7 @@ struct kweb_server *kweb_server_create(struct net *net,
 	srv->stats = alloc_percpu_gfp(struct kweb_stats, GFP_KERNEL_ACCOUNT);
 	if (!srv->stats) {
 		kweb_site_free(site);
+		destroy_workqueue(srv->wq);
 		kfree(srv);
 		return ERR_PTR(-ENOMEM);
 	}
@@ -248,7 +319,6 @@ struct kweb_server *kweb_server_create(struct net *net,
 			kweb_config_max_file_bytes(cfg), srv->stats);
 	spin_lock_init(&srv->conns_lock);
 	INIT_LIST_HEAD(&srv->conns);
-	init_waitqueue_head(&srv->conns_wq);
 	/*
 	 * Files are looked up and opened as the user and group settings,
 	 * never with the worker's (full root) nor more than the creator's
@@ -268,7 +338,7 @@ struct kweb_server *kweb_server_create(struct net *net,
 	err = kweb_listeners_start(srv);
 	if (err) {
 		/* A first listener may have taken connections already. */
-		kweb_server_free(srv);
+		kweb_server_retire(srv);
 		if (err == -EADDRINUSE)
 			NL_SET_ERR_MSG_ATTR(extack, args->port_attr,
 					    "the port is in use");
@@ -290,6 +360,7 @@ fail_path:
 	path_put(&srv->docroot);
 	free_percpu(srv->stats);
 	kweb_site_free(site);
+	destroy_workqueue(srv->wq);
 	kfree(srv);
 	return ERR_PTR(err);
 }
@@ -395,18 +466,26 @@ void kweb_server_site_replace(struct kweb_server *srv, struct kweb_site *site)
 	kweb_site_free_rcu(old);
 }
 
-/* Under kweb_ctl_mutex: stop listening, close every connection, free. */
+/*
+ * Under kweb_ctl_mutex: stop listening and close every connection; srv
+ * is freed once they are gone, which this does not wait for.
+ */
 void kweb_server_destroy(struct kweb_server *srv)
 {
 	lockdep_assert_held(&kweb_ctl_mutex);
-	list_del(&srv->node);
 	kweb_listeners_stop(srv);
-	kweb_server_free(srv);
+	kweb_server_retire(srv);
 }
 
-/* net is going away: its servers go first. */
+/*
+ * net is going away: its servers go first, and their sockets must not
+ * outlive it (they hold no reference on it), so this waits until every
+ * one is freed. Only its own: another namespace's stuck docroot does
+ * not hold it, nor does it hold kweb_ctl_mutex while it waits.
+ */
 void kweb_servers_net_exit(const struct net *net)
 {
+	struct kweb_net *kn = kweb_net(net);
 	struct kweb_server *srv, *tmp;
 
 	mutex_lock(&kweb_ctl_mutex);
@@ -414,4 +493,5 @@ void kweb_servers_net_exit(const struct net *net)
 		if (net_eq(srv->net, net))
 			kweb_server_destroy(srv);
 	mutex_unlock(&kweb_ctl_mutex);
+	wait_event(kweb_servers_reaped, !READ_ONCE(kn->nr_dying));
 }

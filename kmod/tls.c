@@ -267,13 +267,13 @@ static int kweb_tls_alert(struct kweb_conn *conn, u8 level, u8 desc);
 /*
  * Files of sockets whose netns is dying, which found none to take back
  * (kweb_sk_hold_net()): each must be closed before the netns's exit
- * goes on, and fput() from a kthread only queues the close. Not from
- * kweb's work items either: the server's stop waits for them under
- * kweb_ctl_mutex, and a socket's close takes its inode's lock, which
- * lockdep knows from a netlink socket's close, taken before genetlink's
- * cb_lock and so before kweb_ctl_mutex. A work item of its own closes
- * them, in a kthread as 6.1's __fput_sync() requires, and the netns's
- * exit waits for it once its servers are gone (kweb_tls_dying_flush()).
+ * goes on, and fput() from a kthread only queues the close. A work item
+ * of its own closes them, in a kthread as 6.1's __fput_sync() requires,
+ * outside every lock and work of kweb's (a socket's close takes its
+ * inode's lock, which lockdep knows from a netlink socket's close, taken
+ * before genetlink's cb_lock and so before kweb_ctl_mutex), and the
+ * netns's exit waits for it once its servers are gone
+ * (kweb_tls_dying_flush()).
  */
 struct kweb_tls_dying {
 	struct llist_node node;

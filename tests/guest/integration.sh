@@ -940,6 +940,22 @@ memcg() {
   unload
 }
 
+# A tenant's docroot that never answers (tests/stall_test.py): its FUSE
+# daemon stopped under a listener of its namespace holds nothing of
+# another listener's or namespace's, and everything ends once it runs.
+STALL_TEST=${KWEB_STALL_TEST:-$REPO/tests/stall_test.py}
+stall() {
+  [[ -r $STALL_TEST ]] || return 0
+  if [[ ! -x $KWEBCTL ]] || ! command -v bindfs >/dev/null; then
+    not_ok "$TAG: stalled docroot tests (no $KWEBCTL or no bindfs)"
+    return
+  fi
+  load_with || return
+  client_tests "$STALL_TEST" stall 127.0.0.1 --kwebctl "$KWEBCTL" \
+    --base "$BASE"
+  unload
+}
+
 # The tracepoints through tracefs (and perf, if one works) on a load of
 # their own, whose keep-alive timeout is short enough to wait for and
 # whose cache (1 MiB) two files can fill.
@@ -1129,6 +1145,7 @@ main() {
     want hardening && hardening
     want ctl && ctl
     want memcg && memcg
+    want stall && stall
     want trace && tracepoints
     want hostile && hostile
     want netns && netns_exit
