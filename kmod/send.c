@@ -78,10 +78,15 @@ struct kweb_frag_pair {
 
 static DEFINE_PER_CPU(struct kweb_frag_pair, kweb_softirq_frags);
 
+/* TCP holds part of its page: it cannot start over in place. */
+static bool kweb_frag_held(const struct page_frag *frag)
+{
+	return frag->page && page_ref_count(frag->page) != 1;
+}
+
 static bool kweb_frag_spent(const struct page_frag *frag, unsigned int len)
 {
-	return frag->page && page_ref_count(frag->page) != 1 &&
-	       frag->offset + len > frag->size;
+	return kweb_frag_held(frag) && frag->offset + len > frag->size;
 }
 
 /* The fragment for @len bytes (a hint: TCP may take them in pieces). */
@@ -96,7 +101,7 @@ static struct page_frag *kweb_frag(unsigned int len)
 	if (!kweb_frag_spent(&pair->frag[pair->cur], len))
 		return &pair->frag[pair->cur];
 	other = &pair->frag[pair->cur ^ 1];
-	if (other->page && page_ref_count(other->page) != 1)
+	if (kweb_frag_held(other))
 		return &pair->frag[pair->cur];
 	pair->cur ^= 1;
 	return other;
