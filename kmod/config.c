@@ -19,47 +19,54 @@
 #include "mimemap.h"
 #include "netns.h"
 
+/*
+ * Every parameter is readable by root alone (0400): they are the initial
+ * namespace's settings, its docroot and host names, and every container
+ * sees /sys/module; a container's root, root of its user namespace
+ * only, cannot read them (sysfs checks the global ids).
+ */
+
 /* Listener 1, which the module makes when it is loaded. */
 static char *docroot;
-module_param(docroot, charp, 0444);
+module_param(docroot, charp, 0400);
 MODULE_PARM_DESC(docroot, "absolute path of the directory to serve (required)");
 
 static ushort port = 80;
-module_param(port, ushort, 0444);
+module_param(port, ushort, 0400);
 MODULE_PARM_DESC(port, "TCP port to listen on, IPv4 and IPv6 (default 80)");
 
 static char *backend_ipv4 = "127.0.0.1";
-module_param(backend_ipv4, charp, 0444);
+module_param(backend_ipv4, charp, 0400);
 MODULE_PARM_DESC(backend_ipv4,
 		 "backend address for IPv4 clients (default 127.0.0.1)");
 
 static char *backend_ipv6 = "::1";
-module_param(backend_ipv6, charp, 0444);
+module_param(backend_ipv6, charp, 0400);
 MODULE_PARM_DESC(backend_ipv6, "backend address for IPv6 clients (default ::1)");
 
 /* Listener 1's own; other listeners get theirs from listener-add/set. */
 static char *cache_control = "";
-module_param(cache_control, charp, 0444);
+module_param(cache_control, charp, 0400);
 MODULE_PARM_DESC(cache_control,
 		 "Cache-Control rules of listener 1, e.g. \"/assets/=max-age=31536000, immutable;.css=max-age=3600\"");
 
 static bool expires;
-module_param(expires, bool, 0444);
+module_param(expires, bool, 0400);
 MODULE_PARM_DESC(expires,
 		 "listener 1 sends Expires with a Cache-Control rule's max-age (default N)");
 
 static char *error_pages = "";
-module_param(error_pages, charp, 0444);
+module_param(error_pages, charp, 0400);
 MODULE_PARM_DESC(error_pages,
 		 "pages listener 1 answers its errors with, e.g. \"404=/404.html;500,503=/50x.html\"");
 
 static bool vhosts;
-module_param(vhosts, bool, 0444);
+module_param(vhosts, bool, 0400);
 MODULE_PARM_DESC(vhosts,
 		 "listener 1 serves each Host from docroot/HOST/ (default N)");
 
 static char *vhost_default = "default";
-module_param(vhost_default, charp, 0444);
+module_param(vhost_default, charp, 0400);
 MODULE_PARM_DESC(vhost_default,
 		 "listener 1's directory for requests without a host of their own (default \"default\")");
 
@@ -81,50 +88,50 @@ MODULE_PARM_DESC(vhost_default,
 static struct kweb_limits kweb_limits_param = KWEB_DEFAULT_LIMITS;
 
 module_param_named(max_header_size, kweb_limits_param.max_header_size, uint,
-		   0444);
+		   0400);
 MODULE_PARM_DESC(max_header_size,
 		 "longest request head in bytes; 414/431 beyond (default 8192)");
 module_param_named(header_timeout, kweb_limits_param.header_timeout, uint,
-		   0444);
+		   0400);
 MODULE_PARM_DESC(header_timeout,
 		 "seconds to receive a request head (default 60)");
 module_param_named(keepalive_timeout, kweb_limits_param.keepalive_timeout,
-		   uint, 0444);
+		   uint, 0400);
 MODULE_PARM_DESC(keepalive_timeout,
 		 "seconds an idle keep-alive connection stays open (default 75)");
-module_param_named(send_timeout, kweb_limits_param.send_timeout, uint, 0444);
+module_param_named(send_timeout, kweb_limits_param.send_timeout, uint, 0400);
 MODULE_PARM_DESC(send_timeout,
 		 "seconds a response may make no progress (default 60)");
 module_param_named(max_connections, kweb_limits_param.max_connections, uint,
-		   0444);
+		   0400);
 MODULE_PARM_DESC(max_connections,
 		 "connections kweb holds at once; beyond, new ones go to the backend unread, or are closed (default 16384)");
-module_param_named(max_requests, kweb_limits_param.max_requests, uint, 0444);
+module_param_named(max_requests, kweb_limits_param.max_requests, uint, 0400);
 MODULE_PARM_DESC(max_requests,
 		 "requests per keep-alive connection; the last says Connection: close (default 1000, like nginx)");
 
 static uint cache_size = KWEB_DEFAULT_CACHE_SIZE;
-module_param(cache_size, uint, 0444);
+module_param(cache_size, uint, 0400);
 MODULE_PARM_DESC(cache_size,
 		 "MiB of page-cache pages the file cache may pin (default 64)");
 
 static uint cache_max_file = KWEB_DEFAULT_CACHE_MAX_FILE;
-module_param(cache_max_file, uint, 0444);
+module_param(cache_max_file, uint, 0400);
 MODULE_PARM_DESC(cache_max_file,
 		 "KiB: larger files, or larger than cache_size, are served but not cached (default 4096)");
 
 static ushort backend_port = KWEB_DEFAULT_BACKEND_PORT;
-module_param(backend_port, ushort, 0444);
+module_param(backend_port, ushort, 0400);
 MODULE_PARM_DESC(backend_port,
 		 "port of the server requests kweb does not serve go to (default 8080)");
 
 static bool backend_missing;
-module_param(backend_missing, bool, 0444);
+module_param(backend_missing, bool, 0400);
 MODULE_PARM_DESC(backend_missing,
 		 "send requests for missing files to the backend (default N)");
 
 static bool precompressed = KWEB_DEFAULT_PRECOMPRESSED;
-module_param(precompressed, bool, 0444);
+module_param(precompressed, bool, 0400);
 MODULE_PARM_DESC(precompressed,
 		 "serve NAME.br or NAME.gz to clients that accept them, when the file exists (default Y)");
 
@@ -133,11 +140,11 @@ MODULE_PARM_DESC(precompressed,
  * kernel has no passwd database (kwebctl resolves names).
  */
 static uint user = KWEB_DEFAULT_ID;
-module_param(user, uint, 0444);
+module_param(user, uint, 0400);
 MODULE_PARM_DESC(user,
 		 "uid files are looked up and opened as, without capabilities (default 65534, nobody)");
 static uint group = KWEB_DEFAULT_ID;
-module_param(group, uint, 0444);
+module_param(group, uint, 0400);
 MODULE_PARM_DESC(group,
 		 "gid files are looked up and opened as, without supplementary groups (default 65534, nogroup)");
 
@@ -177,14 +184,14 @@ static const struct kernel_param_ops kweb_text_param_ops = {
 };
 
 module_param_cb(dynamic_prefixes, &kweb_text_param_ops, &dynamic_prefixes,
-		0444);
+		0400);
 MODULE_PARM_DESC(dynamic_prefixes,
 		 "comma-separated path prefixes for the backend, e.g. /api/,/cgi-bin/");
 module_param_cb(dynamic_extensions, &kweb_text_param_ops,
-		&dynamic_extensions, 0444);
+		&dynamic_extensions, 0400);
 MODULE_PARM_DESC(dynamic_extensions,
 		 "comma-separated file extensions for the backend, e.g. .php,.cgi");
-module_param_cb(mime_types, &kweb_text_param_ops, &mime_types, 0444);
+module_param_cb(mime_types, &kweb_text_param_ops, &mime_types, 0400);
 MODULE_PARM_DESC(mime_types,
 		 "Content-Type overrides, e.g. .md=text/markdown,.log=text/plain");
 

@@ -600,6 +600,22 @@ def t_config_get():
                     re.M), "config get: %r" % out)
 
 
+@TESTS.test("module parameters: root's alone (0400), refused to an "
+            "unprivileged user")
+def t_params_private():
+    names = sorted(os.listdir(PARAMS))
+    modes = {n: os.stat(os.path.join(PARAMS, n)).st_mode & 0o777
+             for n in names}
+    bad = {n: oct(m) for n, m in modes.items() if m != 0o400}
+    check(len(names) >= 20 and not bad, "%d parameters, modes %r" %
+          (len(names), bad))
+    p = subprocess.run(NOBODY + ["cat", os.path.join(PARAMS, "docroot")],
+                       capture_output=True, text=True, timeout=30)
+    check(p.returncode != 0 and "Permission denied" in p.stderr and
+          not p.stdout, "nobody read docroot: %d %r %r" %
+          (p.returncode, p.stdout, p.stderr))
+
+
 @TESTS.test("kwebctl config set: values change, parameters follow, routes apply at once")
 def t_config_set():
     old = json.loads(kwebctl_ok("-j", "config", "get"))
@@ -706,9 +722,9 @@ def t_precompressed():
     status, head, body = fetch_head("/pre/app.js", ae)
     check(status == 200 and body == gz_bytes, "on again: %d %r" % (status, head))
     # Settings change through netlink alone, in their namespace: the
-    # parameter file, the initial namespace's, only shows them.
+    # parameter file, the initial namespace's, only shows them, to root.
     mode = os.stat(os.path.join(PARAMS, "precompressed")).st_mode & 0o777
-    check(mode == 0o444, "parameter file mode %o" % mode)
+    check(mode == 0o400, "parameter file mode %o" % mode)
 
 
 @TESTS.test("kwebctl config set user/group: names resolved, new opens use them, put back",
