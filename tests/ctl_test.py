@@ -21,7 +21,6 @@ family call through the kernel's generic ynl CLI. Everything changed is put back
 exit status 0 iff none failed.
 """
 
-import ctypes
 import email.utils
 import http.client
 import json
@@ -39,7 +38,8 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from taplib import Fail, Suite, check, client_args, note  # noqa: E402
+from taplib import (Fail, Suite, check, client_args, note,  # noqa: E402
+                    socket_in_netns)
 
 CFG = None
 TESTS = Suite()
@@ -844,28 +844,6 @@ def t_raw_unsupported():
     check(err == 22 and len(miss) == 4 and
           struct.unpack("=I", miss)[0] == e["KWEB_A_LISTENER_ID"],
           "listener-get without id: %d %r %r" % (err, msg, g.ext))
-
-
-CLONE_NEWNET = 0x40000000
-
-
-def socket_in_netns(path):
-    """A TCP socket made in the network namespace at path (setns() of
-    this thread, then back)."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    own = os.open("/proc/thread-self/ns/net", os.O_RDONLY)
-    other = os.open(path, os.O_RDONLY)
-    try:
-        if libc.setns(other, CLONE_NEWNET):
-            raise OSError(ctypes.get_errno(), "setns " + path)
-        try:
-            return socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        finally:
-            if libc.setns(own, CLONE_NEWNET):
-                raise OSError(ctypes.get_errno(), "setns back")
-    finally:
-        os.close(own)
-        os.close(other)
 
 
 def sock_adopter():

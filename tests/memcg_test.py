@@ -66,14 +66,7 @@ def join(name):
 
 def settle(cond, what):
     """Wait until cond() (on fresh memory.stat readings) is true."""
-    deadline = time.monotonic() + SETTLE
-    while True:
-        ok, detail = cond()
-        if ok:
-            return detail
-        if time.monotonic() > deadline:
-            raise taplib.Fail("%s, after %.0f s: %s" % (what, SETTLE, detail))
-        time.sleep(0.25)
+    return taplib.wait_for(cond, what, SETTLE)
 
 
 def connect_all(n, data):

@@ -15,7 +15,6 @@ must not wait under any lock of kweb's, and all of it must end once the
 daemon runs again.
 """
 
-import ctypes
 import json
 import os
 import re
@@ -32,7 +31,6 @@ import taplib
 TESTS = taplib.Suite()
 args = None
 NS = "kweb-stall"
-CLONE_NEWNET = 0x40000000
 # KWEB_SERVER_RUNS (kmod/kweb.h): a listener's runs at a time.
 RUNS = 32
 # Requests left waiting on the stopped daemon: more than the 256 runs
@@ -54,20 +52,7 @@ def socket_in(path):
     thread's own if path is None."""
     if path is None:
         return socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    libc = ctypes.CDLL(None, use_errno=True)
-    own = os.open("/proc/thread-self/ns/net", os.O_RDONLY)
-    other = os.open(path, os.O_RDONLY)
-    try:
-        if libc.setns(other, CLONE_NEWNET):
-            raise OSError(ctypes.get_errno(), "setns " + path)
-        try:
-            return socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        finally:
-            if libc.setns(own, CLONE_NEWNET):
-                raise OSError(ctypes.get_errno(), "setns back")
-    finally:
-        os.close(own)
-        os.close(other)
+    return taplib.socket_in_netns(path)
 
 
 def ns_path():
@@ -163,14 +148,7 @@ def stack_has(pid, func):
 
 
 def wait_for(cond, what, timeout=PROMPT):
-    deadline = time.monotonic() + timeout
-    while True:
-        ok, detail = cond()
-        if ok:
-            return detail
-        if time.monotonic() > deadline:
-            raise taplib.Fail("%s, after %.0f s: %s" % (what, timeout, detail))
-        time.sleep(0.25)
+    return taplib.wait_for(cond, what, timeout)
 
 
 def proc_kweb(ns):

@@ -24,6 +24,9 @@ paths the others do not reach.
 """
 
 import argparse
+import ctypes
+import os
+import socket
 import sys
 import time
 import traceback
@@ -48,6 +51,41 @@ def drop_not_light(tests, not_light):
     for name, why in not_light.items():
         note("not run with --light: %s: %s" % (name, why))
     return [t for t in tests if t[0] not in not_light]
+
+
+def wait_for(cond, what, timeout):
+    """Poll cond() (returns ok, detail) every 0.25 s until ok: detail;
+    a Fail naming what, and the last detail, after timeout seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        ok, detail = cond()
+        if ok:
+            return detail
+        if time.monotonic() > deadline:
+            raise Fail("%s, after %.0f s: %s" % (what, timeout, detail))
+        time.sleep(0.25)
+
+
+CLONE_NEWNET = 0x40000000
+
+
+def socket_in_netns(path):
+    """A TCP socket made in the network namespace at path (setns() of
+    this thread, then back)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    own = os.open("/proc/thread-self/ns/net", os.O_RDONLY)
+    other = os.open(path, os.O_RDONLY)
+    try:
+        if libc.setns(other, CLONE_NEWNET):
+            raise OSError(ctypes.get_errno(), "setns " + path)
+        try:
+            return socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        finally:
+            if libc.setns(own, CLONE_NEWNET):
+                raise OSError(ctypes.get_errno(), "setns back")
+    finally:
+        os.close(own)
+        os.close(other)
 
 
 def client_args(doc, port=80, timeout=10.0, timeout_help=None):
