@@ -78,12 +78,15 @@ static void kweb_conn_close_later(struct kweb_conn *conn);
 static bool kweb_conn_run_atomic(struct kweb_conn *conn)
 {
 	bool worker = kweb_conn_run(conn, true);
-	int err;
+	int err, keep;
 
 	/* A header left unsent or a head must not stay in this CPU's scratch. */
 	err = kweb_response_hdr_keep(&conn->resp);
-	if (kweb_conn_head_keep(conn) || err) {
+	keep = kweb_conn_head_keep(conn);
+	if (keep < 0 || err) {
 		kweb_conn_done(conn, KWEB_CLOSE_ERROR);
+		worker = true;
+	} else if (keep) {
 		worker = true;
 	}
 	return worker;
@@ -331,13 +334,18 @@ static bool kweb_conn_buf_grow(struct kweb_conn *conn, size_t limit,
 		return true;
 	}
 	want = kweb_conn_buf_size(want, limit);
+	/*
+	 * Softirq's may fail (the worker tries again, with reclaim): not
+	 * GFP_ATOMIC, whose __GFP_HIGH the memory cgroup lets past its
+	 * limit, as it would let a client's every head be.
+	 */
 	if (conn->buf_scratch) {
-		buf = kmalloc(want, GFP_ATOMIC | __GFP_NOWARN | __GFP_ACCOUNT);
+		buf = kmalloc(want, GFP_NOWAIT | __GFP_NOWARN | __GFP_ACCOUNT);
 		if (buf)
 			memcpy(buf, conn->buf, conn->peeked);
 	} else {
 		buf = krealloc(conn->buf, want, atomic ?
-			       GFP_ATOMIC | __GFP_ACCOUNT :
+			       GFP_NOWAIT | __GFP_NOWARN | __GFP_ACCOUNT :
 			       GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL |
 			       __GFP_NOWARN);
 	}
@@ -359,7 +367,12 @@ static void kweb_conn_buf_free(struct kweb_conn *conn)
 /*
  * Softirq is ending: a head still in this CPU's scratch (not yet whole,
  * handed off, or answered by a response still waiting for room) is
- * copied out. If it cannot be, the head is gone and so is conn.
+ * copied out. One not yet whole that finds no room is let go: it is
+ * still in the receive queue, and 1 says the worker peeks it again,
+ * with reclaim, or closes conn if the memory cgroup has none to give.
+ * Any other (its record's strings point into it) is kept if at all
+ * possible, as its response is under way; if it cannot be, the head is
+ * gone and so is conn (-ENOMEM).
  */
 static int kweb_conn_head_keep(struct kweb_conn *conn)
 {
@@ -373,7 +386,14 @@ static int kweb_conn_head_keep(struct kweb_conn *conn)
 		return 0;
 	}
 	size = kweb_conn_buf_size(conn->peeked, conn->buf_size);
-	buf = kmalloc(size, GFP_ATOMIC | __GFP_NOWARN | __GFP_ACCOUNT);
+	buf = kmalloc(size, GFP_NOWAIT | __GFP_NOWARN | __GFP_ACCOUNT);
+	if (!buf && conn->state == KWEB_CONN_READ) {
+		kweb_conn_buf_move(conn, NULL, 0);
+		kweb_conn_head_reset(conn);
+		return 1;
+	}
+	if (!buf)
+		buf = kmalloc(size, GFP_ATOMIC | __GFP_NOWARN | __GFP_ACCOUNT);
 	if (!buf) {
 		kweb_conn_buf_move(conn, NULL, 0);
 		kweb_conn_head_reset(conn);
