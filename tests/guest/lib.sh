@@ -104,6 +104,22 @@ kernel_died() {
   ((t & 128))
 }
 
+# Where every task in D state waits (the kernel's stacks), for a report.
+# The state follows the last ')' of stat: a command name may hold spaces.
+blocked_stacks() {
+  local d line st
+  for d in /proc/[0-9]*; do
+    read -r line <"$d/stat" 2>/dev/null || continue
+    st=${line##*) }
+    [[ ${st%% *} == D ]] || continue
+    echo "blocked: ${line%%) *})"
+    sed 's/^/  /' "$d/stack" 2>/dev/null
+  done
+  # The debug kernel's lockdep: every lock held, into dmesg (saved whole).
+  [[ -e /proc/lockdep ]] && echo d >/proc/sysrq-trigger 2>/dev/null
+  return 0
+}
+
 # bounded SECS CMD...: run CMD, give up after SECS with status 124. Unlike
 # timeout(1) this never waits for a CMD stuck in the kernel (an rmmod
 # blocked in D state cannot be killed): it is left behind.
@@ -115,8 +131,9 @@ bounded() {
   n=$((secs * 5))
   while kill -0 "$pid" 2>/dev/null; do
     if ((n-- <= 0)); then
-      kill -KILL "$pid" 2>/dev/null
       echo "gave up after ${secs}s: $*" >&2
+      blocked_stacks >&2
+      kill -KILL "$pid" 2>/dev/null
       return 124
     fi
     nap 0.2
