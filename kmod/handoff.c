@@ -15,7 +15,9 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cred.h>
 #include <linux/inet.h>
+#include <linux/uidgid.h>
 #include <net/inet6_hashtables.h>
 #include <net/inet_connection_sock.h>
 #include <net/inet_hashtables.h>
@@ -63,16 +65,44 @@ static struct sock *kweb_backend_lookup(struct kweb_server *srv,
 }
 
 /*
+ * Whether lsk may be given kweb's connections: made by the root of its
+ * namespace (as nginx's master makes its listeners, and systemd its
+ * sockets) or by the user that made kweb's listener. Any user of the
+ * namespace can bind an unprivileged port while the backend is down (a
+ * restart, a crash): it would read other clients' requests, and over
+ * HTTPS their decrypted sessions.
+ */
+static bool kweb_backend_trusted(const struct kweb_server *srv,
+				 const struct sock *lsk)
+{
+	kuid_t uid = READ_ONCE(lsk->sk_uid);
+
+	if (uid_eq(uid, make_kuid(sock_net(lsk)->user_ns, 0)) ||
+	    uid_eq(uid, srv->ident.base->euid))
+		return true;
+	pr_warn_ratelimited("not handing off to port %u: its listener belongs to uid %u, neither root of its namespace nor the creator of kweb's listener on port %u\n",
+			    lsk->sk_num,
+			    from_kuid_munged(sock_net(lsk)->user_ns, uid),
+			    srv->port);
+	return false;
+}
+
+/*
  * The backend listener sk can go to, referenced, in *lskp
- * (KWEB_HANDOFF_MOVED); or why it cannot, counted as a failure.
+ * (KWEB_HANDOFF_MOVED); or why it cannot, counted as a failure. owned:
+ * only a listener kweb_backend_trusted(). kwebtlsd's need not be, and
+ * runs unprivileged: what it is given is still encrypted, and only a
+ * caller with CAP_NET_ADMIN in the namespace can give a socket back.
  */
 static enum kweb_handoff_result kweb_backend_get(struct kweb_server *srv,
 						 struct sock *sk, u16 port,
+						 bool owned,
 						 struct sock **lskp)
 {
 	struct sock *lsk = kweb_backend_lookup(srv, sk, port);
 
-	if (!lsk || lsk->sk_state != TCP_LISTEN) {
+	if (!lsk || lsk->sk_state != TCP_LISTEN ||
+	    (owned && !kweb_backend_trusted(srv, lsk))) {
 		if (lsk)
 			sock_put(lsk);
 		kweb_stat_add(srv->stats, KWEB_STAT_HANDOFF_NO_BACKEND, 1);
@@ -210,7 +240,7 @@ static enum kweb_handoff_result kweb_handoff_tls_get(struct kweb_conn *conn,
 		kweb_stat_add(conn->srv->stats, KWEB_STAT_HANDOFF_NO_BACKEND, 1);
 		return KWEB_HANDOFF_NO_BACKEND;
 	}
-	res = kweb_backend_get(conn->srv, sk, port, lskp);
+	res = kweb_backend_get(conn->srv, sk, port, true, lskp);
 	if (res != KWEB_HANDOFF_MOVED)
 		return res;
 	conn->req = kweb_handoff_tls_req(*lskp);
@@ -251,7 +281,7 @@ u16 kweb_handoff_prepare(struct kweb_conn *conn, enum kweb_route why)
 	} else {
 		res = kweb_backend_get(conn->srv, conn->sk,
 				       kweb_server_backend_port(conn->srv),
-				       &lsk);
+				       true, &lsk);
 		/* Its memory is the backend's to pay for from accept() on. */
 		if (res == KWEB_HANDOFF_MOVED &&
 		    !kweb_sk_memcg_leave(conn->sk)) {
@@ -368,7 +398,8 @@ static bool kweb_handoff_new(struct kweb_listener *l, struct request_sock *req,
 	bool moved, traced;
 
 	if (req)
-		res = kweb_backend_get(l->srv, child, port, &lsk);
+		res = kweb_backend_get(l->srv, child, port,
+				       why != KWEB_HANDOFF_TLS, &lsk);
 	if (res != KWEB_HANDOFF_MOVED) {
 		/* The caller resets it. */
 		trace_kweb_handoff(l->srv, child, why, res, 0);

@@ -1356,6 +1356,76 @@ def t_listener_address():
         kwebctl_ok("listener", "del", str(lid))
 
 
+def owned_listener(port, uid):
+    """A listening socket on 127.0.0.1:port made by uid (its sk_uid: the
+    fsuid at socket(), which follows the euid), listening as root."""
+    os.seteuid(uid)
+    try:
+        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    finally:
+        os.seteuid(0)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind(("127.0.0.1", port))
+    s.listen(8)
+    return s
+
+
+@TESTS.test("a backend port another user binds gets no connection (502, "
+            "as with no backend); "
+            "one root binds gets the request, unread")
+def t_backend_owner():
+    port, bport = CFG.port2 + 15, 18097
+    req = b"GET /api/owner HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+    lid = json.loads(kwebctl_ok("-j", "listener", "add", "port", str(port),
+                                "docroot", CFG.docroot, "address",
+                                "127.0.0.1", "backend-port",
+                                str(bport)))[0]["id"]
+    try:
+        with owned_listener(bport, 65534) as b:
+            status, body, _ = fetch("127.0.0.1", port, "/api/owner")
+            b.setblocking(False)
+            try:
+                b.accept()[0].close()
+                got = True
+            except BlockingIOError:
+                got = False
+            check(status == 502 and not got,
+                  "nobody's listener: %d, accepted %s" % (status, got))
+        with owned_listener(bport, 0) as b:
+            b.settimeout(10)
+            result = {}
+
+            def client():
+                with socket.create_connection(("127.0.0.1", port),
+                                              timeout=10) as c:
+                    c.sendall(req)
+                    result["data"] = recv_all(c)
+            t = threading.Thread(target=client)
+            t.start()
+            try:
+                s, _ = b.accept()
+            except socket.timeout:
+                s = None
+            head = b""
+            if s:
+                with s:
+                    s.settimeout(10)
+                    while not head.endswith(b"\r\n\r\n"):
+                        d = s.recv(4096)
+                        if not d:
+                            break
+                        head += d
+                    s.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 3\r\n"
+                              b"Connection: close\r\n\r\nok\n")
+            t.join(15)
+            check(head == req and result.get("data", b"").endswith(
+                b"\r\n\r\nok\n"),
+                  "root's listener: request %r, client got %r" %
+                  (head, result.get("data", b"")[:80]))
+    finally:
+        kwebctl_ok("listener", "del", str(lid))
+
+
 def header(head, name):
     """A field's value in a response head, or None."""
     m = re.search(r"\r\n%s: ([^\r]*)" % name, head, re.I)
