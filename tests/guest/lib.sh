@@ -107,7 +107,7 @@ kernel_died() {
 # Where every task in D state waits (the kernel's stacks), for a report.
 # The state follows the last ')' of stat: a command name may hold spaces.
 blocked_stacks() {
-  local d line st
+  local d line st level
   for d in /proc/[0-9]*; do
     read -r line <"$d/stat" 2>/dev/null || continue
     st=${line##*) }
@@ -115,9 +115,30 @@ blocked_stacks() {
     echo "blocked: ${line%%) *})"
     sed 's/^/  /' "$d/stack" 2>/dev/null
   done
-  # The debug kernel's lockdep: every lock held, into dmesg (saved whole).
-  [[ -e /proc/lockdep ]] && echo d >/proc/sysrq-trigger 2>/dev/null
+  # The debug kernel's lockdep: every lock held, into dmesg (saved whole),
+  # not to the serial console, whose every line stalls a CPU.
+  if [[ -e /proc/lockdep ]]; then
+    read -r level _ </proc/sys/kernel/printk
+    echo 1 >/proc/sys/kernel/printk
+    echo d >/proc/sysrq-trigger 2>/dev/null
+    echo "$level" >/proc/sys/kernel/printk
+  fi
   return 0
+}
+
+# Whether a network namespace's exit runs (a task in cleanup_net()).
+# Looked at twice: a task on a CPU may show no stack.
+netns_exit_running() {
+  local f l i
+  for i in 1 2; do
+    ((i == 2)) && nap 0.2
+    for f in /proc/[0-9]*/stack; do
+      while read -r l; do
+        [[ $l == *cleanup_net* ]] && return 0
+      done <"$f" 2>/dev/null
+    done
+  done
+  return 1
 }
 
 # bounded SECS CMD...: run CMD, give up after SECS with status 124. Unlike
