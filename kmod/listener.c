@@ -23,7 +23,7 @@
 /*
  * Pop the next child and its request; NULL when the queue is empty. Any
  * context: the queue has its own lock, and the listener outlives every
- * caller (kweb_listener_stop()).
+ * caller (kweb_listeners_stop()).
  */
 static struct sock *kweb_accept_one(struct sock *lsk,
 				    struct request_sock **reqp)
@@ -221,7 +221,8 @@ out:
 	return err;
 }
 
-static void kweb_listener_stop(struct kweb_listener *l)
+/* Softirq no longer adopts for l once an RCU grace period has passed. */
+static void kweb_listener_detach(struct kweb_listener *l)
 {
 	struct sock *sk = l->sock->sk;
 
@@ -229,7 +230,11 @@ static void kweb_listener_stop(struct kweb_listener *l)
 	rcu_assign_sk_user_data(sk, NULL);
 	sk->sk_data_ready = l->orig_data_ready;
 	write_unlock_bh(&sk->sk_callback_lock);
-	synchronize_rcu();
+}
+
+/* Detached, and a grace period past: no accept work is queued again. */
+static void kweb_listener_close(struct kweb_listener *l)
+{
 	cancel_work_sync(&l->accept_work);
 	/* Closing the listener also closes children never popped. */
 	sock_release(l->sock);
@@ -268,8 +273,20 @@ int kweb_listeners_start(struct kweb_server *srv)
 	return 0;
 }
 
+/*
+ * One grace period for all of srv's listeners: it is waited for under
+ * kweb_ctl_mutex, and a namespace's exit, which holds pernet_ops_rwsem,
+ * waits for that mutex.
+ */
 void kweb_listeners_stop(struct kweb_server *srv)
 {
+	int i;
+
+	if (!srv->nr_listeners)
+		return;
+	for (i = 0; i < srv->nr_listeners; i++)
+		kweb_listener_detach(&srv->listeners[i]);
+	synchronize_rcu();
 	while (srv->nr_listeners)
-		kweb_listener_stop(&srv->listeners[--srv->nr_listeners]);
+		kweb_listener_close(&srv->listeners[--srv->nr_listeners]);
 }
