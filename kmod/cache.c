@@ -280,16 +280,27 @@ static int kweb_centry_read(struct kweb_centry *e, struct kweb_file *f)
 
 /*
  * d's file may change at a server with nothing moving here until asked:
- * the VFS revalidates its dentries at each walk (NFS, CIFS, FUSE; how
- * overlayfs tells a remote layer, ovl_dentry_remote()), or its server
- * renames in it (FS_RENAME_DOES_D_MOVE: NFS, CIFS, 9p, Ceph, AFS,
- * OCFS2), which covers 9p without a cache, whose dentries say neither.
+ * its server renames in it (FS_RENAME_DOES_D_MOVE: NFS, CIFS, 9p, Ceph,
+ * AFS, OCFS2), which covers 9p without a cache, whose dentries say
+ * nothing; or the VFS revalidates its dentries at each walk (FUSE, and
+ * overlayfs over such a layer: ovl_dentry_remote()). A filesystem on a
+ * disk of its own revalidates only names, not files: the negative
+ * dentries that a case-folding lookup may have left (vfat, exfat, jfs,
+ * ext4 and f2fs casefolding). Not so fuseblk (ntfs-3g), whose files are
+ * its server's, nor gfs2, whose disk other nodes write.
  */
 static bool kweb_file_remote(const struct dentry *d)
 {
-	return (d->d_flags &
-		(DCACHE_OP_REVALIDATE | DCACHE_OP_WEAK_REVALIDATE)) ||
-	       (d->d_sb->s_type->fs_flags & FS_RENAME_DOES_D_MOVE);
+	const struct super_block *sb = d->d_sb;
+	int fs_flags = sb->s_type->fs_flags;
+
+	if (fs_flags & FS_RENAME_DOES_D_MOVE)
+		return true;
+	if (!(d->d_flags & (DCACHE_OP_REVALIDATE | DCACHE_OP_WEAK_REVALIDATE)))
+		return false;
+	return !(fs_flags & FS_REQUIRES_DEV) ||
+	       (sb->s_iflags & SB_I_IMA_UNVERIFIABLE_SIGNATURE) ||
+	       !strcmp(sb->s_type->name, "gfs2");
 }
 
 /*

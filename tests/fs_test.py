@@ -173,8 +173,27 @@ def main():
     @suite.test(name("4 MiB file again: sha256, %s" %
                      ("one cache hit" if hit else "no cache hit")))
     def _():
-        expect_hit(lambda: expect("/big.bin", big,
-                                  "application/octet-stream"))
+        # A remote file's entry is opened again a second after its fill
+        # (below), which a busy guest's 4 MiB may take: then the request
+        # after it hits.
+        for left in range(2 if args.server_dir else 0, -1, -1):
+            try:
+                expect_hit(lambda: expect("/big.bin", big,
+                                          "application/octet-stream"))
+                break
+            except taplib.Fail:
+                if not left:
+                    raise
+
+    # Only a file that may change at a server is opened again after a
+    # second (below); vfat and exfat revalidate negative dentries, not
+    # files, and are as local as ext4.
+    if not args.server_dir and not args.no_page_cache:
+        @suite.test(name("local file: still from the cache 2 s later"))
+        def _():
+            expect("/small.txt", SMALL, "text/plain")
+            time.sleep(2)
+            expect_hit(lambda: expect("/small.txt", SMALL, "text/plain"))
 
     @suite.test(name("range inside the 4 MiB file: 206, Content-Range, bytes"))
     def _():
