@@ -976,16 +976,29 @@ static void kweb_conn_work(struct work_struct *work)
 	bool done, handoff;
 	/* kTLS takes the socket lock itself; only this work runs conn. */
 	bool lock = !conn->file;
+	struct net *net;
 
 	if (READ_ONCE(conn->closed))
 		goto out;
+	/*
+	 * A run may wait on its docroot's filesystem for as long as that
+	 * likes (a tenant's FUSE daemon stopped), and the namespace's exit
+	 * waits for its connections. Not from inside the exit: every
+	 * namespace of the host exits in the one cleanup_net() work, and
+	 * all would wait with it. So a run holds its namespace, whose exit
+	 * begins only once no run is in; one that finds it dying already
+	 * ends its connection, as the exit is about to.
+	 */
+	net = maybe_get_net(sock_net(conn->sk));
+	if (!net)
+		WRITE_ONCE(conn->abort, true);
 	/* conn's reference keeps sk, even once softirq has handed it off. */
 	if (lock)
 		lock_sock(conn->sk);
 	if (conn->closed) {
 		if (lock)
 			release_sock(conn->sk);
-		goto out;
+		goto put;
 	}
 	/* The files it reads are its listener's creator's to pay for. */
 	memcg = set_active_memcg(conn->srv->memcg);
@@ -1006,6 +1019,9 @@ static void kweb_conn_work(struct work_struct *work)
 		kweb_handoff(conn, false);
 		kweb_conn_unlist(conn);
 	}
+put:
+	if (net)
+		put_net(net);
 out:
 	kweb_conn_put(conn);
 }

@@ -422,6 +422,7 @@ void kweb_servers_ident_commit(const struct net *net);
 void kweb_servers_ident_abort(const struct net *net);
 void kweb_servers_apply(const struct net *net, bool retype);
 void kweb_servers_net_exit(const struct net *net);
+void kweb_servers_exit(void);
 u16 kweb_server_backend_port(const struct kweb_server *srv);
 int kweb_server_set_backend_port(struct kweb_server *srv, u16 port);
 /* Under kweb_ctl_mutex: srv's site, and replacing it (the old after RCU). */

@@ -131,6 +131,7 @@ static void __exit kweb_exit(void)
 {
 	/* No netlink call runs once this returns; then the servers go. */
 	kweb_netlink_exit();
+	kweb_servers_exit();
 	kweb_config_exit();
 	kweb_netns_exit();
 	kweb_send_exit();

@@ -35,7 +35,8 @@ DEFINE_MUTEX(kweb_ctl_mutex);
 LIST_HEAD(kweb_servers);
 /* Stopped, their connections closing: counted, never found. */
 static LIST_HEAD(kweb_servers_dying);
-/* Woken as each of them is freed. */
+/* How many, of all namespaces; woken as each of them is freed. */
+static unsigned int kweb_nr_dying;
 static DECLARE_WAIT_QUEUE_HEAD(kweb_servers_reaped);
 
 /* Every namespace's, for the unload message. */
@@ -191,6 +192,7 @@ static void kweb_server_reap(struct work_struct *work)
 	/* Only connections and kweb_ctl_mutex holders count: none is left. */
 	kweb_server_retire_stats(srv);
 	kn->nr_dying--;
+	WRITE_ONCE(kweb_nr_dying, kweb_nr_dying - 1);
 	mutex_unlock(&kweb_ctl_mutex);
 	wake_up_all(&kweb_servers_reaped);
 	free_percpu(srv->stats);
@@ -205,6 +207,7 @@ static void kweb_server_retire(struct kweb_server *srv)
 {
 	list_move_tail(&srv->node, &kweb_servers_dying);
 	srv->kn->nr_dying++;
+	WRITE_ONCE(kweb_nr_dying, kweb_nr_dying + 1);
 	kweb_conns_abort(srv);
 }
 
@@ -480,8 +483,9 @@ void kweb_server_destroy(struct kweb_server *srv)
 /*
  * net is going away: its servers go first, and their sockets must not
  * outlive it (they hold no reference on it), so this waits until every
- * one is freed. Only its own: another namespace's stuck docroot does
- * not hold it, nor does it hold kweb_ctl_mutex while it waits.
+ * one is freed. Only its own, and never on a filesystem: a run that may
+ * wait on one holds the namespace (kweb_conn_work()), so none is in one
+ * by now. Nor does it hold kweb_ctl_mutex while it waits.
  */
 void kweb_servers_net_exit(const struct net *net)
 {
@@ -494,4 +498,22 @@ void kweb_servers_net_exit(const struct net *net)
 			kweb_server_destroy(srv);
 	mutex_unlock(&kweb_ctl_mutex);
 	wait_event(kweb_servers_reaped, !READ_ONCE(kn->nr_dying));
+}
+
+/*
+ * Module unload, netlink gone: every namespace's servers stop, and are
+ * waited for here rather than in the namespaces' exits that removing
+ * the pernet operations runs under pernet_ops_rwsem. A run waiting on a
+ * tenant's stalled docroot then holds up the unload alone, not every
+ * namespace's creation and exit on the host.
+ */
+void kweb_servers_exit(void)
+{
+	struct kweb_server *srv, *tmp;
+
+	mutex_lock(&kweb_ctl_mutex);
+	list_for_each_entry_safe(srv, tmp, &kweb_servers, node)
+		kweb_server_destroy(srv);
+	mutex_unlock(&kweb_ctl_mutex);
+	wait_event(kweb_servers_reaped, !READ_ONCE(kweb_nr_dying));
 }

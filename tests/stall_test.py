@@ -10,9 +10,12 @@ The tenant is a network namespace of its own, with a listener on
 --tenant-port serving a bindfs (FUSE) mount of a directory under
 --base. Its requests then wait on the stopped daemon; the initial
 namespace's listener must still serve files it has not cached, its
-control must go on, the tenant's listener-del and its namespace's exit
-must not wait under any lock of kweb's, and all of it must end once the
-daemon runs again.
+control must go on, the tenant's listener-del must not wait under any
+lock of kweb's, its namespace's exit must not begin while its runs wait
+(every namespace's exit on the host would wait behind it), and all of
+it must end once the daemon runs again. With --rmmod-cmd, last, kweb is
+unloaded under runs waiting on the stopped daemon: the unload waits for
+them, and no namespace's creation or exit waits with it.
 """
 
 import json
@@ -31,6 +34,10 @@ import taplib
 TESTS = taplib.Suite()
 args = None
 NS = "kweb-stall"
+# Another tenant's, deleted while the first one's runs wait.
+NS2 = "kweb-stall-other"
+# The ends, in this namespace, of veth pairs into NS and NS2.
+VETH, VETH2 = "kwst0", "kwso0"
 # KWEB_SERVER_RUNS (kmod/kweb.h): a listener's runs at a time.
 RUNS = 32
 # Requests left waiting on the stopped daemon: more than the 256 runs
@@ -40,7 +47,8 @@ WAITING = 300
 # How long a thing that must not wait may take (a debug guest is slow).
 PROMPT = 30.0
 
-state = {"fuse": None, "lid": None, "socks": [], "stopped": False}
+state = {"fuse": None, "lid": None, "socks": [], "stopped": False,
+         "mnt": None}
 
 
 def body_of(i):
@@ -254,8 +262,8 @@ def control_elsewhere(name, body):
         kwebctl("listener", "del", str(lid))
 
 
-@TESTS.test("the tenant's namespace deleted: its exit waits for its own "
-            "connections only, and control elsewhere goes on")
+@TESTS.test("the tenant's namespace deleted: it lives on while its runs "
+            "wait, and another namespace's exit ends meanwhile")
 def tenant_exit():
     # The clients' sockets hold the namespace: its exit starts once they
     # are gone, reset rather than left to finish (FIN_WAIT2 for 60 s).
@@ -265,27 +273,86 @@ def tenant_exit():
         s.close()
     state["socks"] = []
     subprocess.run(["ip", "netns", "del", NS], check=True, timeout=PROMPT)
+    # Every namespace of the host exits in one work item, in turn: had
+    # the tenant's exit begun and waited on its daemon, this one's would
+    # wait behind it (its veth would stay).
+    subprocess.run(["ip", "netns", "add", NS2], check=True, timeout=PROMPT)
+    subprocess.run(["ip", "link", "add", VETH2, "type", "veth", "peer",
+                    "name", "kwso1", "netns", NS2], check=True,
+                   timeout=PROMPT)
+    subprocess.run(["ip", "netns", "del", NS2], check=True, timeout=PROMPT)
 
-    def exit_waits():
-        pids = [p for p in workers(r"\+netns$")
-                if stack_has(p, "kweb_servers_net_exit")]
-        return bool(pids), "no netns worker in kweb_servers_net_exit"
-    wait_for(exit_waits, "the namespace's exit")
+    def other_gone():
+        return not link_exists(VETH2), "%s still there" % VETH2
+    wait_for(other_gone, "the other namespace's exit")
+    taplib.check(link_exists(VETH), "the tenant's namespace was freed "
+                 "(%s gone) while its runs wait" % VETH)
+    ex = [p for p in workers(r"\+netns$")
+          if stack_has(p, "kweb_servers_net_exit")]
+    taplib.check(not ex, "a netns worker waits in kweb_servers_net_exit")
     control_elsewhere("stall-b3.txt", body_of(3))
 
 
-@TESTS.test("FUSE daemon running again: the tenant's runs end, its "
-            "namespace's exit ends")
+@TESTS.test("FUSE daemon running again: the tenant's runs end, then its "
+            "namespace's exit")
 def tenant_ends():
     fuse_signal(signal.SIGCONT)
 
     def gone():
-        n = len(tenant_workers())
-        ex = [p for p in workers(r"\+netns$")
-              if stack_has(p, "kweb_servers_net_exit")]
-        return not n and not ex, "%d runs, %d exits left" % (n, len(ex))
+        n, freed = len(tenant_workers()), not link_exists(VETH)
+        return not n and freed, "%d runs left, namespace %s" % (
+            n, "freed" if freed else "not freed")
     wait_for(gone, "after SIGCONT", timeout=3 * PROMPT)
     check_get(None, args.port, "/stall-b0.txt", body_of(0))
+
+
+def unload_stalled():
+    """With --rmmod-cmd, last: the unload waits for runs in a stopped
+    daemon, and for nothing else; no namespace's creation or exit waits
+    behind it (pernet_ops_rwsem)."""
+    port = args.port + 21
+    kwebctl("listener", "add", "port", str(port), "docroot", state["mnt"])
+    fuse_signal(signal.SIGSTOP)
+    for i in range(1, RUNS + 1):
+        state["socks"].append(send_get(None, port, "/f%d.txt" % i))
+
+    def runs():
+        n = len(workers(r"\+kweb-%d$" % port))
+        return n >= RUNS, "%d runs" % n
+    wait_for(runs, "runs waiting on the stopped daemon")
+    unload = subprocess.Popen(args.rmmod_cmd, shell=True,
+                              stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True)
+    time.sleep(2)
+    taplib.check(unload.poll() is None, "the unload did not wait for the "
+                 "runs: %s" % unload.poll())
+    try:
+        subprocess.run(["ip", "netns", "add", NS2], check=True,
+                       timeout=PROMPT)
+        subprocess.run(["ip", "link", "add", VETH2, "type", "veth", "peer",
+                        "name", "kwso1", "netns", NS2], check=True,
+                       timeout=PROMPT)
+        subprocess.run(["ip", "netns", "del", NS2], check=True,
+                       timeout=PROMPT)
+    except subprocess.TimeoutExpired as e:
+        raise taplib.Fail("%s did not end within %.0f s, the unload "
+                          "waiting" % (" ".join(e.cmd), PROMPT))
+
+    def other_gone():
+        return not link_exists(VETH2), "%s still there" % VETH2
+    wait_for(other_gone, "a namespace's exit during the unload")
+    fuse_signal(signal.SIGCONT)
+    try:
+        out, _ = unload.communicate(timeout=3 * PROMPT)
+    except subprocess.TimeoutExpired:
+        raise taplib.Fail("the unload still runs %.0f s after SIGCONT"
+                          % (3 * PROMPT))
+    taplib.check(unload.returncode == 0, "%s: status %d: %s" %
+                 (args.rmmod_cmd, unload.returncode, out.strip()))
+
+
+def link_exists(name):
+    return os.path.exists("/sys/class/net/" + name)
 
 
 def setup():
@@ -305,9 +372,13 @@ def setup():
     subprocess.run(["ip", "netns", "del", NS], stderr=subprocess.DEVNULL)
     subprocess.run(["ip", "netns", "add", NS], check=True)
     subprocess.run(["ip", "-n", NS, "link", "set", "lo", "up"], check=True)
+    # Its end here goes when the namespace is freed.
+    subprocess.run(["ip", "link", "add", VETH, "type", "veth", "peer",
+                    "name", "kwst1", "netns", NS], check=True)
     out = kwebctl("-j", "listener", "add", "port", str(args.tenant_port),
                   "docroot", mnt, ns=NS)
     state["lid"] = json.loads(out)[0]["id"]
+    state["mnt"] = mnt
     return mnt
 
 
@@ -320,6 +391,9 @@ def cleanup(mnt):
         subprocess.run(["ip", "netns", "exec", NS, args.kwebctl, "listener",
                         "del", str(state["lid"])], timeout=PROMPT)
     subprocess.run(["ip", "netns", "del", NS], stderr=subprocess.DEVNULL)
+    subprocess.run(["ip", "netns", "del", NS2], stderr=subprocess.DEVNULL)
+    for name in (VETH, VETH2):
+        subprocess.run(["ip", "link", "del", name], stderr=subprocess.DEVNULL)
     subprocess.run(["umount", mnt], timeout=PROMPT)
     state["fuse"].wait(timeout=PROMPT)
     for name in ("stall-b0.txt", "stall-b1.txt", "stall-b2.txt",
@@ -337,8 +411,15 @@ def main():
     ap.add_argument("--base", required=True,
                     help="a directory for the FUSE mount and its source")
     ap.add_argument("--tenant-port", type=int, default=9111)
+    ap.add_argument("--rmmod-cmd", metavar="CMD",
+                    help="last, unload kweb with CMD while runs wait on "
+                    "the stopped daemon")
     args = ap.parse_args()
     resource.setrlimit(resource.RLIMIT_NOFILE, (4096, 4096))
+    if args.rmmod_cmd:
+        TESTS.tests.append(("rmmod while runs wait on the stopped daemon: "
+                            "it waits for them alone, a namespace is "
+                            "created and freed meanwhile", unload_stalled))
     mnt = setup()
     try:
         return TESTS.run()

@@ -956,6 +956,7 @@ memcg() {
 # A tenant's docroot that never answers (tests/stall_test.py): its FUSE
 # daemon stopped under a listener of its namespace holds nothing of
 # another listener's or namespace's, and everything ends once it runs.
+# Then an unload under such a stall waits for it alone.
 STALL_TEST=${KWEB_STALL_TEST:-$REPO/tests/stall_test.py}
 stall() {
   [[ -r $STALL_TEST ]] || return 0
@@ -964,9 +965,17 @@ stall() {
     return
   fi
   load_with || return
+  local before
+  before=$(kmsg_lines)
+  # It unloads kweb last, with runs still waiting on the daemon.
   client_tests "$STALL_TEST" stall 127.0.0.1 --kwebctl "$KWEBCTL" \
-    --base "$BASE"
-  unload
+    --base "$BASE" --rmmod-cmd "rmmod kweb"
+  if module_loaded kweb; then
+    not_ok "$TAG: kweb unloaded by the stall client"
+    unload
+    return 1
+  fi
+  unloaded_checks "$before"
 }
 
 # The tracepoints through tracefs (and perf, if one works) on a load of
