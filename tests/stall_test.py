@@ -284,7 +284,8 @@ def tenant_exit():
 
     def other_gone():
         return not link_exists(VETH2), "%s still there" % VETH2
-    wait_for(other_gone, "the other namespace's exit")
+    # A namespace's exit runs hundreds of operations: slow on KASAN.
+    wait_for(other_gone, "the other namespace's exit", timeout=3 * PROMPT)
     taplib.check(link_exists(VETH), "the tenant's namespace was freed "
                  "(%s gone) while its runs wait" % VETH)
     ex = [p for p in workers(r"\+netns$")
@@ -340,7 +341,8 @@ def unload_stalled():
 
     def other_gone():
         return not link_exists(VETH2), "%s still there" % VETH2
-    wait_for(other_gone, "a namespace's exit during the unload")
+    wait_for(other_gone, "a namespace's exit during the unload",
+             timeout=3 * PROMPT)
     fuse_signal(signal.SIGCONT)
     try:
         out, _ = unload.communicate(timeout=3 * PROMPT)
