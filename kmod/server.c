@@ -35,8 +35,7 @@ DEFINE_MUTEX(kweb_ctl_mutex);
 LIST_HEAD(kweb_servers);
 /* Stopped, their connections closing: counted, never found. */
 static LIST_HEAD(kweb_servers_dying);
-/* How many, of all namespaces; woken as each of them is freed. */
-static unsigned int kweb_nr_dying;
+/* Woken as each of them is freed. */
 static DECLARE_WAIT_QUEUE_HEAD(kweb_servers_reaped);
 
 /* Every namespace's, for the unload message. */
@@ -192,7 +191,6 @@ static void kweb_server_reap(struct work_struct *work)
 	/* Only connections and kweb_ctl_mutex holders count: none is left. */
 	kweb_server_retire_stats(srv);
 	kn->nr_dying--;
-	WRITE_ONCE(kweb_nr_dying, kweb_nr_dying - 1);
 	mutex_unlock(&kweb_ctl_mutex);
 	wake_up_all(&kweb_servers_reaped);
 	free_percpu(srv->stats);
@@ -207,7 +205,6 @@ static void kweb_server_retire(struct kweb_server *srv)
 {
 	list_move_tail(&srv->node, &kweb_servers_dying);
 	srv->kn->nr_dying++;
-	WRITE_ONCE(kweb_nr_dying, kweb_nr_dying + 1);
 	kweb_conns_abort(srv);
 }
 
@@ -515,5 +512,6 @@ void kweb_servers_exit(void)
 	list_for_each_entry_safe(srv, tmp, &kweb_servers, node)
 		kweb_server_destroy(srv);
 	mutex_unlock(&kweb_ctl_mutex);
-	wait_event(kweb_servers_reaped, !READ_ONCE(kweb_nr_dying));
+	/* list_empty() reads once: a check without the mutex. */
+	wait_event(kweb_servers_reaped, list_empty(&kweb_servers_dying));
 }

@@ -276,16 +276,7 @@ def tenant_exit():
     # Every namespace of the host exits in one work item, in turn: had
     # the tenant's exit begun and waited on its daemon, this one's would
     # wait behind it (its veth would stay).
-    subprocess.run(["ip", "netns", "add", NS2], check=True, timeout=PROMPT)
-    subprocess.run(["ip", "link", "add", VETH2, "type", "veth", "peer",
-                    "name", "kwso1", "netns", NS2], check=True,
-                   timeout=PROMPT)
-    subprocess.run(["ip", "netns", "del", NS2], check=True, timeout=PROMPT)
-
-    def other_gone():
-        return not link_exists(VETH2), "%s still there" % VETH2
-    # A namespace's exit runs hundreds of operations: slow on KASAN.
-    wait_for(other_gone, "the other namespace's exit", timeout=3 * PROMPT)
+    another_namespace_freed("")
     taplib.check(link_exists(VETH), "the tenant's namespace was freed "
                  "(%s gone) while its runs wait" % VETH)
     ex = [p for p in workers(r"\+netns$")
@@ -327,22 +318,7 @@ def unload_stalled():
     time.sleep(2)
     taplib.check(unload.poll() is None, "the unload did not wait for the "
                  "runs: %s" % unload.poll())
-    try:
-        subprocess.run(["ip", "netns", "add", NS2], check=True,
-                       timeout=PROMPT)
-        subprocess.run(["ip", "link", "add", VETH2, "type", "veth", "peer",
-                        "name", "kwso1", "netns", NS2], check=True,
-                       timeout=PROMPT)
-        subprocess.run(["ip", "netns", "del", NS2], check=True,
-                       timeout=PROMPT)
-    except subprocess.TimeoutExpired as e:
-        raise taplib.Fail("%s did not end within %.0f s, the unload "
-                          "waiting" % (" ".join(e.cmd), PROMPT))
-
-    def other_gone():
-        return not link_exists(VETH2), "%s still there" % VETH2
-    wait_for(other_gone, "a namespace's exit during the unload",
-             timeout=3 * PROMPT)
+    another_namespace_freed(", the unload waiting")
     fuse_signal(signal.SIGCONT)
     try:
         out, _ = unload.communicate(timeout=3 * PROMPT)
@@ -351,6 +327,25 @@ def unload_stalled():
                           % (3 * PROMPT))
     taplib.check(unload.returncode == 0, "%s: status %d: %s" %
                  (args.rmmod_cmd, unload.returncode, out.strip()))
+
+
+def another_namespace_freed(why):
+    """NS2 made, with a veth into it, and deleted: each step within PROMPT
+    and the namespace freed (its veth gone) soon after, else a Fail."""
+    for cmd in (["ip", "netns", "add", NS2],
+                ["ip", "link", "add", VETH2, "type", "veth", "peer", "name",
+                 "kwso1", "netns", NS2],
+                ["ip", "netns", "del", NS2]):
+        try:
+            subprocess.run(cmd, check=True, timeout=PROMPT)
+        except subprocess.TimeoutExpired:
+            raise taplib.Fail("%s did not end within %.0f s%s" %
+                              (" ".join(cmd), PROMPT, why))
+
+    def gone():
+        return not link_exists(VETH2), "%s still there" % VETH2
+    # A namespace's exit runs hundreds of operations: slow on KASAN.
+    wait_for(gone, "the other namespace's exit" + why, timeout=3 * PROMPT)
 
 
 def link_exists(name):
