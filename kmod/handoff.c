@@ -67,20 +67,27 @@ static struct sock *kweb_backend_lookup(struct kweb_server *srv,
 /*
  * Whether lsk may be given kweb's connections: made by the root of its
  * namespace (as nginx's master makes its listeners, and systemd its
- * sockets) or by the user that made kweb's listener. Any user of the
- * namespace can bind an unprivileged port while the backend is down (a
- * restart, a crash): it would read other clients' requests, and over
- * HTTPS their decrypted sessions.
+ * sockets), by the user that made kweb's listener, or by the listener's
+ * backend-user (an application server that binds its own port). Any user
+ * of the namespace can bind an unprivileged port while the backend is
+ * down (a restart, a crash): it would read other clients' requests, and
+ * over HTTPS their decrypted sessions.
  */
 static bool kweb_backend_trusted(const struct kweb_server *srv,
 				 const struct sock *lsk)
 {
 	kuid_t uid = READ_ONCE(lsk->sk_uid);
+	bool named;
 
 	if (uid_eq(uid, make_kuid(sock_net(lsk)->user_ns, 0)) ||
 	    uid_eq(uid, srv->ident.base->euid))
 		return true;
-	pr_warn_ratelimited("not handing off to port %u: its listener belongs to uid %u, neither root of its namespace nor the creator of kweb's listener on port %u\n",
+	rcu_read_lock();
+	named = uid_eq(uid, rcu_dereference(srv->site)->backend_uid);
+	rcu_read_unlock();
+	if (named)
+		return true;
+	pr_warn_ratelimited("not handing off to port %u: its listener belongs to uid %u, not root of its namespace, the creator of kweb's listener on port %u or its backend-user\n",
 			    lsk->sk_num,
 			    from_kuid_munged(sock_net(lsk)->user_ns, uid),
 			    srv->port);

@@ -437,7 +437,11 @@ static int kweb_nl_listener_fill(struct sk_buff *msg,
 	    nla_put_u8(msg, KWEB_A_LISTENER_HSTS_SUBDOMAINS,
 		       site->hsts_subdomains) ||
 	    nla_put_u16(msg, KWEB_A_LISTENER_HTTPS_REDIRECT,
-			site->https_redirect))
+			site->https_redirect) ||
+	    nla_put_u32(msg, KWEB_A_LISTENER_BACKEND_USER,
+			uid_valid(site->backend_uid) ?
+			from_kuid_munged(srv->net->user_ns, site->backend_uid) :
+			KWEB_BACKEND_USER_NONE))
 		return -EMSGSIZE;
 	if (!srv->any && srv->has_addr4 &&
 	    nla_put_in_addr(msg, KWEB_A_LISTENER_ADDR4, srv->addr4))
@@ -576,6 +580,32 @@ static int kweb_nl_error_pages_check(const struct nlattr *attr,
 }
 
 /* A listener's own settings in a request of the listener set. */
+/*
+ * backend-user, a uid of the user namespace that owns the network
+ * namespace, as root there is: it must name someone there.
+ */
+static int kweb_nl_backend_user(struct genl_info *info,
+				struct kweb_site_args *args)
+{
+	const struct nlattr *a = info->attrs[KWEB_A_LISTENER_BACKEND_USER];
+	u32 user;
+
+	if (!a)
+		return 0;
+	user = nla_get_u32(a);
+	args->set_backend_uid = true;
+	args->backend_uid = INVALID_UID;
+	if (user == KWEB_BACKEND_USER_NONE)
+		return 0;
+	args->backend_uid = make_kuid(genl_info_net(info)->user_ns, user);
+	if (!uid_valid(args->backend_uid)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, a,
+				    "no such user in the namespace's user namespace");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int kweb_nl_site_args(struct genl_info *info,
 			     struct kweb_site_args *args)
 {
@@ -652,7 +682,7 @@ static int kweb_nl_site_args(struct genl_info *info,
 	if (tb[KWEB_A_LISTENER_HTTPS_REDIRECT])
 		args->https_redirect =
 			nla_get_u16(tb[KWEB_A_LISTENER_HTTPS_REDIRECT]);
-	return 0;
+	return kweb_nl_backend_user(info, args);
 }
 
 int kweb_nl_listener_add_doit(struct sk_buff *skb, struct genl_info *info)

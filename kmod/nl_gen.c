@@ -51,7 +51,7 @@ const struct nla_policy kweb_cache_flush_nl_policy[KWEB_A_CACHE_PATH + 1] = {
 };
 
 /* KWEB_CMD_LISTENER_ADD - do */
-const struct nla_policy kweb_listener_add_nl_policy[KWEB_A_LISTENER_HTTPS_REDIRECT + 1] = {
+const struct nla_policy kweb_listener_add_nl_policy[KWEB_A_LISTENER_BACKEND_USER + 1] = {
 	[KWEB_A_LISTENER_PORT] = NLA_POLICY_MIN(NLA_U16, 1),
 	[KWEB_A_LISTENER_DOCROOT] = { .type = NLA_NUL_STRING, .len = KWEB_PATH_MAX_LEN, },
 	[KWEB_A_LISTENER_BACKEND_ADDR4] = { .type = NLA_U32, },
@@ -72,6 +72,7 @@ const struct nla_policy kweb_listener_add_nl_policy[KWEB_A_LISTENER_HTTPS_REDIRE
 	[KWEB_A_LISTENER_HSTS] = { .type = NLA_U32, },
 	[KWEB_A_LISTENER_HSTS_SUBDOMAINS] = NLA_POLICY_MAX(NLA_U8, 1),
 	[KWEB_A_LISTENER_HTTPS_REDIRECT] = { .type = NLA_U16, },
+	[KWEB_A_LISTENER_BACKEND_USER] = { .type = NLA_U32, },
 };
 
 /* KWEB_CMD_LISTENER_DEL - do */
@@ -80,7 +81,7 @@ const struct nla_policy kweb_listener_del_nl_policy[KWEB_A_LISTENER_ID + 1] = {
 };
 
 /* KWEB_CMD_LISTENER_SET - do */
-const struct nla_policy kweb_listener_set_nl_policy[KWEB_A_LISTENER_HTTPS_REDIRECT + 1] = {
+const struct nla_policy kweb_listener_set_nl_policy[KWEB_A_LISTENER_BACKEND_USER + 1] = {
 	[KWEB_A_LISTENER_ID] = NLA_POLICY_MIN(NLA_U32, 1),
 	[KWEB_A_LISTENER_BACKEND_PORT] = NLA_POLICY_MIN(NLA_U16, 1),
 	[KWEB_A_LISTENER_PRECOMPRESSED] = NLA_POLICY_MAX(NLA_U8, 1),
@@ -96,6 +97,7 @@ const struct nla_policy kweb_listener_set_nl_policy[KWEB_A_LISTENER_HTTPS_REDIRE
 	[KWEB_A_LISTENER_HSTS] = { .type = NLA_U32, },
 	[KWEB_A_LISTENER_HSTS_SUBDOMAINS] = NLA_POLICY_MAX(NLA_U8, 1),
 	[KWEB_A_LISTENER_HTTPS_REDIRECT] = { .type = NLA_U16, },
+	[KWEB_A_LISTENER_BACKEND_USER] = { .type = NLA_U32, },
 };
 
 /* KWEB_CMD_SOCK_ADOPT - do */
@@ -143,7 +145,7 @@ const struct genl_ops kweb_nl_ops[9] = {
 		.cmd		= KWEB_CMD_LISTENER_ADD,
 		.doit		= kweb_nl_listener_add_doit,
 		.policy		= kweb_listener_add_nl_policy,
-		.maxattr	= KWEB_A_LISTENER_HTTPS_REDIRECT,
+		.maxattr	= KWEB_A_LISTENER_BACKEND_USER,
 		.flags		= GENL_UNS_ADMIN_PERM,
 	},
 	{
@@ -157,7 +159,7 @@ const struct genl_ops kweb_nl_ops[9] = {
 		.cmd		= KWEB_CMD_LISTENER_SET,
 		.doit		= kweb_nl_listener_set_doit,
 		.policy		= kweb_listener_set_nl_policy,
-		.maxattr	= KWEB_A_LISTENER_HTTPS_REDIRECT,
+		.maxattr	= KWEB_A_LISTENER_BACKEND_USER,
 		.flags		= GENL_UNS_ADMIN_PERM,
 	},
 	{

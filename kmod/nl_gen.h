@@ -22,11 +22,11 @@ extern const struct nla_policy kweb_listener_get_nl_policy[KWEB_A_LISTENER_ID + 
 
 extern const struct nla_policy kweb_cache_flush_nl_policy[KWEB_A_CACHE_PATH + 1];
 
-extern const struct nla_policy kweb_listener_add_nl_policy[KWEB_A_LISTENER_HTTPS_REDIRECT + 1];
+extern const struct nla_policy kweb_listener_add_nl_policy[KWEB_A_LISTENER_BACKEND_USER + 1];
 
 extern const struct nla_policy kweb_listener_del_nl_policy[KWEB_A_LISTENER_ID + 1];
 
-extern const struct nla_policy kweb_listener_set_nl_policy[KWEB_A_LISTENER_HTTPS_REDIRECT + 1];
+extern const struct nla_policy kweb_listener_set_nl_policy[KWEB_A_LISTENER_BACKEND_USER + 1];
 
 extern const struct nla_policy kweb_sock_adopt_nl_policy[KWEB_A_LISTENER_FD + 1];
 

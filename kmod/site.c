@@ -65,8 +65,10 @@ struct kweb_site *kweb_site_alloc(const struct kweb_site *base,
 		site->hsts = base->hsts;
 		site->hsts_subdomains = base->hsts_subdomains;
 		site->https_redirect = base->https_redirect;
+		site->backend_uid = base->backend_uid;
 	} else {
 		site->inherit = KWEB_SITE_INHERITABLE;
+		site->backend_uid = INVALID_UID;
 		strscpy(site->vhost_default, "default",
 			sizeof(site->vhost_default));
 	}
@@ -86,6 +88,8 @@ struct kweb_site *kweb_site_alloc(const struct kweb_site *base,
 		site->hsts_subdomains = args->hsts_subdomains;
 	if (args->https_redirect >= 0)
 		site->https_redirect = args->https_redirect;
+	if (args->set_backend_uid)
+		site->backend_uid = args->backend_uid;
 
 	site->rules = kweb_rules_alloc(kweb_site_list(site, args,
 						      KWEB_SETTING_DYNAMIC_PREFIXES,

@@ -10,6 +10,7 @@
 
 #include <linux/rcupdate.h>
 #include <linux/types.h>
+#include <linux/uidgid.h>
 
 #include <uapi/linux/kweb.h>
 
@@ -41,6 +42,8 @@ struct kweb_site {
 	u32 hsts;			/* a TLS listener's HSTS max-age, or 0 */
 	bool hsts_subdomains;		/* ... with includeSubDomains */
 	u16 https_redirect;		/* 301 everything to https on it, or 0 */
+	/* Owns backend listeners handed connections too; or INVALID_UID */
+	kuid_t backend_uid;
 };
 
 #define KWEB_SITE_INHERITABLE (KWEB_SETTING_PRECOMPRESSED | \
@@ -63,6 +66,8 @@ struct kweb_site_args {
 	s64 hsts;			/* -1: unchanged */
 	int hsts_subdomains;		/* -1: unchanged */
 	int https_redirect;		/* -1: unchanged */
+	bool set_backend_uid;		/* else unchanged */
+	kuid_t backend_uid;		/* INVALID_UID: none */
 };
 
 /* A host's directory name as kweb_host_dir() makes them, and no other. */

@@ -1370,6 +1370,51 @@ def owned_listener(port, uid):
     return s
 
 
+def handoff_refused(b, port, path):
+    """A client's request on port gets 502, and b's queue stays empty."""
+    status, _, _ = fetch("127.0.0.1", port, path)
+    b.setblocking(False)
+    try:
+        b.accept()[0].close()
+        got = True
+    except BlockingIOError:
+        got = False
+    return status == 502 and not got, "%d, accepted %s" % (status, got)
+
+
+def handoff_reaches(b, port, req):
+    """A client's req on port reaches b's accept queue unread, and b's
+    answer the client: (whether, what each side got)."""
+    b.settimeout(10)
+    result = {}
+
+    def client():
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as c:
+            c.sendall(req)
+            result["data"] = recv_all(c)
+    t = threading.Thread(target=client)
+    t.start()
+    try:
+        s, _ = b.accept()
+    except socket.timeout:
+        s = None
+    head = b""
+    if s:
+        with s:
+            s.settimeout(10)
+            while not head.endswith(b"\r\n\r\n"):
+                d = s.recv(4096)
+                if not d:
+                    break
+                head += d
+            s.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 3\r\n"
+                      b"Connection: close\r\n\r\nok\n")
+    t.join(15)
+    data = result.get("data", b"")
+    return (head == req and data.endswith(b"\r\n\r\nok\n"),
+            "request %r, client got %r" % (head, data[:80]))
+
+
 @TESTS.test("a backend port another user binds gets no connection (502, "
             "as with no backend); "
             "one root binds gets the request, unread")
@@ -1382,46 +1427,47 @@ def t_backend_owner():
                                 str(bport)))[0]["id"]
     try:
         with owned_listener(bport, 65534) as b:
-            status, body, _ = fetch("127.0.0.1", port, "/api/owner")
-            b.setblocking(False)
-            try:
-                b.accept()[0].close()
-                got = True
-            except BlockingIOError:
-                got = False
-            check(status == 502 and not got,
-                  "nobody's listener: %d, accepted %s" % (status, got))
+            ok, what = handoff_refused(b, port, "/api/owner")
+            check(ok, "nobody's listener: " + what)
         with owned_listener(bport, 0) as b:
-            b.settimeout(10)
-            result = {}
+            ok, what = handoff_reaches(b, port, req)
+            check(ok, "root's listener: " + what)
+    finally:
+        kwebctl_ok("listener", "del", str(lid))
 
-            def client():
-                with socket.create_connection(("127.0.0.1", port),
-                                              timeout=10) as c:
-                    c.sendall(req)
-                    result["data"] = recv_all(c)
-            t = threading.Thread(target=client)
-            t.start()
-            try:
-                s, _ = b.accept()
-            except socket.timeout:
-                s = None
-            head = b""
-            if s:
-                with s:
-                    s.settimeout(10)
-                    while not head.endswith(b"\r\n\r\n"):
-                        d = s.recv(4096)
-                        if not d:
-                            break
-                        head += d
-                    s.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 3\r\n"
-                              b"Connection: close\r\n\r\nok\n")
-            t.join(15)
-            check(head == req and result.get("data", b"").endswith(
-                b"\r\n\r\nok\n"),
-                  "root's listener: request %r, client got %r" %
-                  (head, result.get("data", b"")[:80]))
+
+@TESTS.test("backend-user: a listener's named user's backend gets the "
+            "request, unread; another user's still 502; none takes it back")
+def t_backend_user():
+    port, bport = CFG.port2 + 15, 18097
+    req = b"GET /api/user HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+    lst = json.loads(kwebctl_ok("-j", "listener", "add", "port", str(port),
+                                "docroot", CFG.docroot, "address",
+                                "127.0.0.1", "backend-port", str(bport),
+                                "backend-user", "nobody"))[0]
+    lid = str(lst["id"])
+    try:
+        shown = json.loads(kwebctl_ok("-j", "listener", "show", lid))
+        check(shown.get("backend_user", "absent") == 65534,
+              "show says backend_user %r, not 65534" %
+              shown.get("backend_user", "absent"))
+        with owned_listener(bport, 65534) as b:
+            ok, what = handoff_reaches(b, port, req)
+            check(ok, "backend-user nobody, nobody's listener: " + what)
+        with owned_listener(bport, 1) as b:
+            ok, what = handoff_refused(b, port, "/api/user")
+            check(ok, "backend-user nobody, uid 1's listener: " + what)
+        kwebctl_ok("listener", "set", lid, "backend-user", "none")
+        text = kwebctl_ok("listener", "show", lid)
+        check("\nbackend-user none\n" in text,
+              "show after none: %r" % text)
+        with owned_listener(bport, 65534) as b:
+            ok, what = handoff_refused(b, port, "/api/user")
+            check(ok, "backend-user none, nobody's listener: " + what)
+        kwebctl_ok("listener", "set", lid, "backend-user", "1")
+        with owned_listener(bport, 1) as b:
+            ok, what = handoff_reaches(b, port, req)
+            check(ok, "backend-user 1, uid 1's listener: " + what)
     finally:
         kwebctl_ok("listener", "del", str(lid))
 
@@ -1960,7 +2006,8 @@ def t_tenant_identity():
 
 
 @TESTS.test("an unprivileged user's own user and network namespace "
-            "(unshare -Urn): a listener of its own, serving as that user")
+            "(unshare -Urn): a listener of its own, serving as that user; "
+            "backend-user only one of its users")
 def t_tenant_userns():
     docroot = os.path.join(CFG.base, "www-userns")
     os.makedirs(docroot, exist_ok=True)
@@ -1980,6 +2027,9 @@ step %(kc)s listener add port %(port)d docroot %(root)s
 step %(kc)s config set user 1 group 1
 step %(kc)s config set user 0 group 0
 step %(kc)s listener add port %(port)d docroot %(root)s
+id=$(%(kc)s -j listener list | grep -o '"id": [0-9]*' | cut -d' ' -f2)
+step %(kc)s listener set "$id" backend-user 1
+step %(kc)s listener set "$id" backend-user 0
 for f in open.txt root-only.txt; do
   echo "GET $f $(curl -sS -o /dev/null -w '%%{http_code}' --max-time 20 http://127.0.0.1:%(port)d/$f)"
 done
@@ -2001,7 +2051,7 @@ done
         return
     lines = p.stdout.splitlines()
     note("unshare -Urn: %r" % lines)
-    check(len(lines) == 6, "the script's steps: %r %s" % (lines, p.stderr))
+    check(len(lines) == 8, "the script's steps: %r %s" % (lines, p.stderr))
     # 65534 does not map in a namespace that maps only its root.
     check(re.search(r"rc=1 .*does not map", lines[0]),
           "listener add as 65534: %r" % lines[0])
@@ -2009,9 +2059,12 @@ done
           "user 1, unmapped: %r" % lines[1])
     check("rc=0" in lines[2] and "rc=0" in lines[3],
           "user 0 (the user itself), then its listener: %r" % lines[2:4])
-    check(lines[4] == "GET open.txt 200" and
-          lines[5] == "GET root-only.txt 403",
-          "served as the unprivileged user: %r" % lines[4:])
+    check(re.search(r"rc=1 .*no such user in the namespace's user "
+                    r"namespace", lines[4]) and "rc=0" in lines[5],
+          "backend-user 1 (unmapped), then 0: %r" % lines[4:6])
+    check(lines[6] == "GET open.txt 200" and
+          lines[7] == "GET root-only.txt 403",
+          "served as the unprivileged user: %r" % lines[6:])
     check(json.loads(kwebctl_ok("-j", "config", "get")) == init_before,
           "the initial namespace's settings changed")
     check(all(x["port"] != port for x in listeners_json()),
@@ -2087,10 +2140,13 @@ def apply_line(sh):
     for key in ("backend-port", "precompressed", "dynamic-prefixes",
                 "dynamic-extensions", "mime-types", "cache-control",
                 "expires", "error-pages", "vhosts", "vhost-default",
-                "hsts", "hsts-subdomains", "https-redirect"):
+                "hsts", "hsts-subdomains", "https-redirect",
+                "backend-user"):
         v = sh[key.replace("-", "_")]
         if key in sh["inherit"]:
             v = "default"
+        elif v is None:
+            v = "none"
         elif v is True or v is False:
             v = "yes" if v else "no"
         words += [key, str(v)]

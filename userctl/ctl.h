@@ -17,7 +17,8 @@
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
-enum kc_kind { KC_U8, KC_U16, KC_U32, KC_STR, KC_UID, KC_GID };
+/* KC_UID_NONE: a user, or "none" (KWEB_BACKEND_USER_NONE). */
+enum kc_kind { KC_U8, KC_U16, KC_U32, KC_STR, KC_UID, KC_GID, KC_UID_NONE };
 
 /* What "config get" shows and "config set" takes, in uAPI order. */
 struct kc_key {

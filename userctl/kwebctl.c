@@ -115,6 +115,8 @@ const struct kc_lkey kc_listener_keys[] = {
 	{ "hsts", KWEB_A_LISTENER_HSTS, KC_U32, 0, "0" },
 	{ "hsts-subdomains", KWEB_A_LISTENER_HSTS_SUBDOMAINS, KC_U8, 0, "no" },
 	{ "https-redirect", KWEB_A_LISTENER_HTTPS_REDIRECT, KC_U16, 0, "0" },
+	{ "backend-user", KWEB_A_LISTENER_BACKEND_USER, KC_UID_NONE, 0,
+	  "none" },
 };
 
 const size_t kc_nr_listener_keys = ARRAY_SIZE(kc_listener_keys);
@@ -262,6 +264,9 @@ static int kc_usage(FILE *f, const char *topic)
 			"  (0: none); hsts-subdomains (yes|no): with includeSubDomains.\n"
 			"  https-redirect PORT: 301 every request to https on PORT but\n"
 			"  /.well-known/acme-challenge/ (0: none).\n"
+			"  backend-user USER: a name or number whose listeners on the\n"
+			"  backend port may be handed connections too, besides root and\n"
+			"  the listener's creator (none: no other).\n"
 			"add prints the new listener; show prints one listener's settings,\n"
 			"with those following config's listed as inherit; all or none of\n"
 			"set's keys are applied; del closes the listener's connections.\n");
@@ -627,9 +632,15 @@ int kc_put_value(struct nlmsghdr *nlh, uint16_t type, enum kc_kind kind,
 			return ret;
 		mnl_attr_put_u32(nlh, type, v);
 		break;
+	case KC_UID_NONE:
+		if (!strcmp(val, "none")) {
+			mnl_attr_put_u32(nlh, type, KWEB_BACKEND_USER_NONE);
+			break;
+		}
+		/* fall through */
 	case KC_UID:
 	case KC_GID:
-		ret = kc_parse_id(val, kind == KC_UID, &v);
+		ret = kc_parse_id(val, kind != KC_GID, &v);
 		if (ret)
 			return ret;
 		mnl_attr_put_u32(nlh, type, v);
@@ -929,6 +940,13 @@ static int kc_listener_show_cb(const struct nlmsghdr *nlh, void *data)
 			kc_put_u64(name, mnl_attr_get_u16(a), &first);
 		} else if (k->kind == KC_U32) {
 			kc_put_u64(name, mnl_attr_get_u32(a), &first);
+		} else if (k->kind == KC_UID_NONE) {
+			if (mnl_attr_get_u32(a) != KWEB_BACKEND_USER_NONE)
+				kc_put_u64(name, mnl_attr_get_u32(a), &first);
+			else if (json)
+				printf(", \"%s\": null", name);
+			else
+				printf("%s none\n", name);
 		} else if (mnl_attr_validate(a, MNL_TYPE_NUL_STRING) >= 0) {
 			if (json) {
 				printf(", \"%s\": ", name);
@@ -1085,6 +1103,7 @@ static int kc_config_cb(const struct nlmsghdr *nlh, void *data)
 		case KC_U32:
 		case KC_UID:
 		case KC_GID:
+		case KC_UID_NONE:
 			kc_put_u64(name, mnl_attr_get_u32(a), &first);
 			break;
 		case KC_STR:

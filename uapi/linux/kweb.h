@@ -35,6 +35,7 @@ enum kweb_answerer {
 #define KWEB_CACHE_CONTROL_MAX_LEN	4096
 #define KWEB_HOST_MAX_LEN		253
 #define KWEB_ERROR_PAGES_MAX_LEN	2048
+#define KWEB_BACKEND_USER_NONE		4294967295
 
 /**
  * enum kweb_setting - A listener's settings that may follow the module-wide
@@ -73,6 +74,7 @@ enum {
 	KWEB_A_LISTENER_HSTS,
 	KWEB_A_LISTENER_HSTS_SUBDOMAINS,
 	KWEB_A_LISTENER_HTTPS_REDIRECT,
+	KWEB_A_LISTENER_BACKEND_USER,
 
 	__KWEB_A_LISTENER_MAX,
 	KWEB_A_LISTENER_MAX = (__KWEB_A_LISTENER_MAX - 1)
