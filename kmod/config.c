@@ -90,7 +90,7 @@ static struct kweb_limits kweb_limits_param = KWEB_DEFAULT_LIMITS;
 module_param_named(max_header_size, kweb_limits_param.max_header_size, uint,
 		   0400);
 MODULE_PARM_DESC(max_header_size,
-		 "longest request head in bytes; 414/431 beyond (default 8192)");
+		 "longest request head in bytes kweb reads; longer ones go to the backend (default 8192)");
 module_param_named(header_timeout, kweb_limits_param.header_timeout, uint,
 		   0400);
 MODULE_PARM_DESC(header_timeout,

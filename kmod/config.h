@@ -24,7 +24,7 @@ struct kweb_mime_map;
 
 /* Limits of a namespace's connections. */
 struct kweb_limits {
-	unsigned int max_header_size;	/* request head bytes: 414/431 beyond */
+	unsigned int max_header_size;	/* head bytes read; beyond: backend's */
 	unsigned int keepalive_timeout;	/* seconds idle between requests */
 	unsigned int header_timeout;	/* seconds to receive one request head */
 	unsigned int send_timeout;	/* seconds a send may make no progress */

@@ -471,6 +471,8 @@ static enum kweb_read kweb_conn_handoff_begin(struct kweb_conn *conn,
 {
 	conn->handoff = why;
 	conn->handoff_head = req->method == KWEB_METHOD_HEAD;
+	/* A head kweb would have refused: its own answer without a backend. */
+	conn->handoff_status = req->status;
 	conn->state = KWEB_CONN_HANDOFF_WAIT;
 	/* The head stays in conn->buf: nothing is peeked until it leaves. */
 	kweb_log_begin(conn, req, KWEB_ANSWERER_BACKEND);
@@ -509,6 +511,8 @@ static bool kweb_conn_handoff_ready(struct kweb_conn *conn, bool atomic)
 	if (atomic && (conn->sock || !KWEB_HANDOFF_ATOMIC))
 		return false;
 	status = kweb_handoff_prepare(conn, conn->handoff);
+	if (status == 502 && conn->handoff_status)
+		status = conn->handoff_status;
 	if (status) {
 		kweb_response_error(conn, status, conn->handoff_head, false);
 		/* Refused: kweb answered after all. */

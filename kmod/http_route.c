@@ -48,7 +48,8 @@ enum kweb_route kweb_route_request(enum kweb_parse_result res,
 				   const struct kweb_request *req)
 {
 	if (res == KWEB_PARSE_ERROR)
-		return req->status == 501 || req->status == 505 ?
+		return req->status == 501 || req->status == 505 ||
+		       req->status == 414 || req->status == 431 ?
 		       KWEB_ROUTE_UNPARSED : KWEB_ROUTE_SERVE;
 	if (res != KWEB_PARSE_OK)
 		return KWEB_ROUTE_SERVE;

@@ -18,7 +18,7 @@ enum kweb_route {
 	KWEB_ROUTE_EXTENSION,	/* a configured dynamic file extension */
 	KWEB_ROUTE_UPGRADE,	/* Upgrade, e.g. WebSocket */
 	KWEB_ROUTE_H2,		/* the HTTP/2 prior-knowledge preface */
-	KWEB_ROUTE_UNPARSED,	/* valid HTTP kweb does not implement */
+	KWEB_ROUTE_UNPARSED,	/* valid HTTP kweb does not implement or read */
 	KWEB_ROUTE_MISSING,	/* no such file, and the backend routes those */
 	KWEB_ROUTE_NR,
 };
@@ -46,8 +46,11 @@ int kweb_route_rules_parse(struct kweb_route_rules *rules,
 /*
  * Routing by the request alone, before its target is decoded: res and req
  * as kweb_http_parse() left them. Errors kweb cannot take for malformed
- * input (501: an unknown transfer coding; 505: another HTTP version) are
- * KWEB_ROUTE_UNPARSED; other errors (400, 414, 431) are kweb's to answer.
+ * input are KWEB_ROUTE_UNPARSED: 501 (an unknown transfer coding), 505
+ * (another HTTP version), and 414 and 431 (a head longer than kweb reads,
+ * or with more fields than it keeps, which the backend's own limits may
+ * take: nginx's are 8 KiB a line and 32 KiB in all). Other errors (400)
+ * are kweb's to answer.
  */
 enum kweb_route kweb_route_request(enum kweb_parse_result res,
 				   const struct kweb_request *req);

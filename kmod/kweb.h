@@ -356,6 +356,7 @@ struct kweb_conn {
 	struct sock *backend;		/* HANDOFF: its listener, referenced */
 	enum kweb_route handoff;	/* HANDOFF(_WAIT): why */
 	bool handoff_head;		/* HANDOFF_WAIT: 502/503 without a body */
+	u16 handoff_status;		/* ... or this instead of 502, if any */
 	struct kweb_log_req log;	/* the current request, for its record */
 
 	/*

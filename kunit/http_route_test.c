@@ -114,6 +114,52 @@ static void route_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, r, c->route);
 }
 
+/*
+ * A head longer than kweb reads (414 before its line ends, 431 after), or
+ * with more fields than it keeps: the backend's, unread, whose limits may
+ * be larger. A head kweb reads whole and finds malformed stays kweb's 400.
+ */
+static void route_head_too_long_test(struct kunit *test)
+{
+	static const char line[] =
+		"GET /aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa HTTP/1.1\r\n";
+	static const char fields[] =
+		"GET / HTTP/1.1\r\nCookie: 0123456789abcdef0123456789\r\n"
+		HOST;
+	static const char start[] = "GET / HTTP/1.1\r\nHost: a\r\n";
+	static const char field[] = "X: v\r\n";
+	const size_t n = KWEB_MAX_FIELDS + 1;
+	char *many = kunit_kzalloc(test, 32 + n * (sizeof(field) - 1),
+				   GFP_KERNEL);
+	struct kweb_request req;
+	enum kweb_parse_result res;
+	size_t i, len;
+
+	KUNIT_ASSERT_NOT_NULL(test, many);
+	res = kweb_http_parse(line, sizeof(line) - 1, 24, &req);
+	KUNIT_ASSERT_EQ(test, res, KWEB_PARSE_ERROR);
+	KUNIT_EXPECT_EQ(test, req.status, 414);
+	KUNIT_EXPECT_EQ(test, kweb_route_request(res, &req),
+			KWEB_ROUTE_UNPARSED);
+
+	res = kweb_http_parse(fields, sizeof(fields) - 1, 32, &req);
+	KUNIT_ASSERT_EQ(test, res, KWEB_PARSE_ERROR);
+	KUNIT_EXPECT_EQ(test, req.status, 431);
+	KUNIT_EXPECT_EQ(test, kweb_route_request(res, &req),
+			KWEB_ROUTE_UNPARSED);
+
+	len = sizeof(start) - 1;
+	memcpy(many, start, len);
+	for (i = 0; i < n; i++, len += sizeof(field) - 1)
+		memcpy(many + len, field, sizeof(field) - 1);
+	memcpy(many + len, "\r\n", 2);
+	res = kweb_http_parse(many, len + 2, 8192, &req);
+	KUNIT_ASSERT_EQ(test, res, KWEB_PARSE_ERROR);
+	KUNIT_EXPECT_EQ(test, req.status, 431);
+	KUNIT_EXPECT_EQ(test, kweb_route_request(res, &req),
+			KWEB_ROUTE_UNPARSED);
+}
+
 /* A path longer than the buffer: the backend's, with a query or not. */
 static void route_long_path_test(struct kunit *test)
 {
@@ -209,6 +255,7 @@ static void rules_slices_test(struct kunit *test)
 static struct kunit_case kweb_http_route_cases[] = {
 	KUNIT_CASE_PARAM(route_test, route_gen_params),
 	KUNIT_CASE(route_long_path_test),
+	KUNIT_CASE(route_head_too_long_test),
 	KUNIT_CASE_PARAM(rules_test, rules_gen_params),
 	KUNIT_CASE(rules_slices_test),
 	{}

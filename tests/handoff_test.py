@@ -66,6 +66,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 REASONS = {
     200: "OK", 400: "Bad Request", 404: "Not Found", 405: "Not Allowed",
+    414: "URI Too Long", 431: "Request Header Fields Too Large",
     501: "Not Implemented", 502: "Bad Gateway", 503: "Service Unavailable",
     505: "HTTP Version Not Supported",
 }
@@ -876,6 +877,61 @@ add("GET HTTP/3.0 request line: nginx's 505, close", t_backend_status,
     lambda: req(version="HTTP/3.0"), 505, True, "handoff_unparsed")
 add("GET with Transfer-Encoding: gzip: nginx's 501, close", t_backend_status,
     lambda: req(headers=["Transfer-Encoding: gzip"]), 501, True, "handoff_unparsed")
+
+
+# Heads longer than kweb reads (max_header_size, 8192 here), or with more
+# fields than it keeps (100), go to nginx unread: its limits are its own
+# (large_client_header_buffers 4 8k: 8 KiB a line, 32 KiB in all).
+LONG_URI = "/" + "a" * 9999
+BIG_FIELD = "X-Big: " + "b" * 9000
+MANY_FIELDS = ["X-F%d: v" % i for i in range(150)]
+# A browser's cookies over several lines: 21 KB in all, under 8 KiB each.
+COOKIES = ["Cookie: c%d=%s" % (i, "k" * 7000) for i in range(3)]
+
+
+def t_big_head_nginx(ctx, make, code, reason, close):
+    snap = Snapshot(ctx)
+    conn = ctx.connect()
+    resp = conn.request(make())
+    if code == 200:
+        check_file(ctx, resp, F("small.txt"), "backend")
+    else:
+        check_common(ctx, resp, code, "backend", reason)
+    ctx.field(resp, "Connection", "close" if close else "keep-alive")
+    if close:
+        probe_closed(ctx, conn, "%d" % code)
+    else:
+        probe_backend(ctx, conn)
+    snap.check({"handoff_unparsed": 1})
+
+
+add("a 10000-byte URI: unread to nginx, its 414, close", t_big_head_nginx,
+    lambda: req(LONG_URI), 414, "Request-URI Too Large", True)
+add("a 9000-byte field: unread to nginx, its 400, close", t_big_head_nginx,
+    lambda: req(headers=[BIG_FIELD]), 400,
+    "Bad Request", True)
+add("150 small fields: unread to nginx, which serves the file", t_big_head_nginx,
+    lambda: req(headers=MANY_FIELDS), 200, None, False)
+add("21 KB of cookies in 3 lines: unread to nginx, which serves the file",
+    t_big_head_nginx, lambda: req(headers=COOKIES), 200, None, False)
+
+
+@test("a head too long to read, no backend: kweb's own 414 and 431, "
+      "Connection: close + EOF")
+def t_big_head_no_backend(ctx):
+    param = Param("backend_port")
+    ctx.cleanups.append(param.restore)
+    param.set(free_port())
+    snap = Snapshot(ctx)
+    for make, code in ((lambda: req(LONG_URI), 414),
+                       (lambda: req(headers=[BIG_FIELD]), 431),
+                       (lambda: req(headers=MANY_FIELDS), 431)):
+        conn = ctx.connect()
+        resp = conn.request(make())
+        check_kweb_error(ctx, resp, code)
+        probe_closed(ctx, conn, "%d" % code)
+    snap.check({"handoff_failed_no_backend": 3, "handoff_failed_queue_full": 0},
+               reasons=None, failures_zero=False)
 
 
 @test("malformed request (bare CR in a field): still kweb's 400, no handoff")

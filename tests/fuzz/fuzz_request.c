@@ -514,8 +514,8 @@ static enum kweb_route check_route_request(enum kweb_parse_result res,
 	enum kweb_route r = kweb_route_request(res, req), want;
 
 	if (res == KWEB_PARSE_ERROR)
-		want = req->status == 501 || req->status == 505 ?
-		       KWEB_ROUTE_UNPARSED : KWEB_ROUTE_SERVE;
+		want = req->status == 400 ? KWEB_ROUTE_SERVE :
+		       KWEB_ROUTE_UNPARSED;
 	else if (res == KWEB_PARSE_INCOMPLETE)
 		want = KWEB_ROUTE_SERVE;
 	else if (req->h2_preface)
