@@ -1415,16 +1415,22 @@ def handoff_reaches(b, port, req):
             "request %r, client got %r" % (head, data[:80]))
 
 
+def backend_listener(port, bport, *settings):
+    """A listener of its own on 127.0.0.1:port handing off to bport: its
+    id, as a string."""
+    return str(json.loads(kwebctl_ok(
+        "-j", "listener", "add", "port", str(port), "docroot", CFG.docroot,
+        "address", "127.0.0.1", "backend-port", str(bport),
+        *settings))[0]["id"])
+
+
 @TESTS.test("a backend port another user binds gets no connection (502, "
             "as with no backend); "
             "one root binds gets the request, unread")
 def t_backend_owner():
     port, bport = CFG.port2 + 15, 18097
     req = b"GET /api/owner HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
-    lid = json.loads(kwebctl_ok("-j", "listener", "add", "port", str(port),
-                                "docroot", CFG.docroot, "address",
-                                "127.0.0.1", "backend-port",
-                                str(bport)))[0]["id"]
+    lid = backend_listener(port, bport)
     try:
         with owned_listener(bport, 65534) as b:
             ok, what = handoff_refused(b, port, "/api/owner")
@@ -1433,7 +1439,7 @@ def t_backend_owner():
             ok, what = handoff_reaches(b, port, req)
             check(ok, "root's listener: " + what)
     finally:
-        kwebctl_ok("listener", "del", str(lid))
+        kwebctl_ok("listener", "del", lid)
 
 
 @TESTS.test("backend-user: a listener's named user's backend gets the "
@@ -1441,11 +1447,7 @@ def t_backend_owner():
 def t_backend_user():
     port, bport = CFG.port2 + 15, 18097
     req = b"GET /api/user HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
-    lst = json.loads(kwebctl_ok("-j", "listener", "add", "port", str(port),
-                                "docroot", CFG.docroot, "address",
-                                "127.0.0.1", "backend-port", str(bport),
-                                "backend-user", "nobody"))[0]
-    lid = str(lst["id"])
+    lid = backend_listener(port, bport, "backend-user", "nobody")
     try:
         shown = json.loads(kwebctl_ok("-j", "listener", "show", lid))
         check(shown.get("backend_user", "absent") == 65534,
@@ -1469,7 +1471,7 @@ def t_backend_user():
             ok, what = handoff_reaches(b, port, req)
             check(ok, "backend-user 1, uid 1's listener: " + what)
     finally:
-        kwebctl_ok("listener", "del", str(lid))
+        kwebctl_ok("listener", "del", lid)
 
 
 def header(head, name):
