@@ -579,7 +579,6 @@ static int kweb_nl_error_pages_check(const struct nlattr *attr,
 	return err;
 }
 
-/* A listener's own settings in a request of the listener set. */
 /*
  * backend-user, a uid of the user namespace that owns the network
  * namespace, as root there is: it must name someone there.
@@ -606,6 +605,7 @@ static int kweb_nl_backend_user(struct genl_info *info,
 	return 0;
 }
 
+/* A listener's own settings in a request of the listener set. */
 static int kweb_nl_site_args(struct genl_info *info,
 			     struct kweb_site_args *args)
 {
